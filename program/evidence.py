@@ -1,0 +1,97 @@
+"""The evidence pool: merges and deduplicates passages, numbers them, and renders the few
+hundred tokens of the best sentences that the LM is shown.
+
+Numbers are stable for a question: passage [3] stays [3] after later retrievals, so citations
+in a draft stay valid when the draft is refined. This module does not retrieve anything.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from program.passage import Passage
+
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9\"'(])")
+_WORD = re.compile(r"[a-z0-9]+")
+_STOP = frozenset("a an the of in on at to for and or is was were are be by with as from that this what which who whom when where how did does do its it his her their".split())
+
+
+def approx_tokens(text: str) -> int:
+    """About four characters a token: close enough for English with the Qwen and GPT tokenizers."""
+    return len(text) // 4 + 1
+
+
+def terms(text: str) -> set[str]:
+    return {w for w in _WORD.findall(text.lower()) if w not in _STOP}
+
+
+def trim_to_sentences(text: str, focus: set[str], max_tokens: int) -> str:
+    """Keep the first sentence (it names the subject) and the sentences sharing most terms
+    with the focus, in their original order, within `max_tokens`."""
+    sentences = [s.strip() for s in _SENTENCE_END.split(text) if s.strip()]
+    ranked = [0] + sorted(range(1, len(sentences)), key=lambda i: -len(terms(sentences[i]) & focus))
+    kept, used = set(), 0
+    for i in ranked:
+        cost = approx_tokens(sentences[i])
+        if used + cost > max_tokens and kept:
+            continue
+        kept.add(i)
+        used += cost
+    trimmed = " ".join(sentences[i] for i in sorted(kept))
+    return trimmed if approx_tokens(trimmed) <= max_tokens else trimmed[: max_tokens * 4].rsplit(" ", 1)[0] + " …"
+
+
+@dataclass
+class Shown:
+    n: int
+    passage: Passage
+    text: str
+
+
+@dataclass
+class EvidencePool:
+    passages: list[Passage] = field(default_factory=list)
+    _keys: set[str] = field(default_factory=set)
+    _fresh: list[int] = field(default_factory=list)
+
+    def add(self, found: list[Passage]) -> int:
+        """Add new passages (by chunk id and by text); returns how many were new."""
+        before = len(self.passages)
+        for p in found:
+            keys = {p.chunk_id, p.text.strip().lower()[:200]}
+            if keys & self._keys:
+                continue
+            self._keys |= keys
+            self._fresh.append(len(self.passages))
+            self.passages.append(p)
+        return len(self.passages) - before
+
+    def render(self, focus: str, max_tokens: int, passage_tokens: int, cited: set[int] = frozenset()) -> list[Shown]:
+        """Pick what the LM sees: passages new since the last render first, then the ones the
+        draft cites, then the rest by retrieval score; each trimmed to its best sentences."""
+        order = self._priority(cited)
+        self._fresh = []
+        focus_terms = terms(focus)
+        shown, used = [], 0
+        for i in order:
+            text = trim_to_sentences(self.passages[i].text, focus_terms, passage_tokens)
+            cost = approx_tokens(text) + 4
+            if used + cost > max_tokens and shown:
+                continue
+            shown.append(Shown(n=i + 1, passage=self.passages[i], text=text))
+            used += cost
+        return shown
+
+    def _priority(self, cited: set[int]) -> list[int]:
+        def best_first(indices):
+            # subtle: fused (RRF) scores are rank-based, so sorting them interleaves the
+            # top hits of every query instead of letting the first query fill the budget.
+            return sorted(indices, key=lambda i: -self.passages[i].score)
+
+        cited_ids = [n - 1 for n in sorted(cited) if 0 < n <= len(self.passages)]
+        return list(dict.fromkeys(best_first(self._fresh) + cited_ids + best_first(range(len(self.passages)))))
+
+
+def format_evidence(shown: list[Shown]) -> str:
+    return "\n".join(f"[{s.n}] {s.passage.title}: {s.text}" for s in shown)

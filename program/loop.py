@@ -1,0 +1,201 @@
+"""GatedRAG: the evaluation-gated retrieval loop, as one DSPy module.
+
+Read `forward` top to bottom: decompose, retrieve per sub-query, draft an answer, then judge
+and act until the gate says answer or a budget runs out. The actions are `answer`,
+`query_docs`, `search_web` and `refine`; the policy that picks them is `program.gate.decide`.
+Retrieval and web search come in as plain callables so optimizers can copy the program freely.
+"""
+
+from __future__ import annotations
+
+from typing import Callable, Protocol
+
+import dspy
+from pydantic import ValidationError
+
+from signatures import Decompose, JudgeSufficiency, RefineAnswer, RewriteQuery, SynthesizeAnswer
+from program.evidence import format_evidence
+from program.gate import Budget, Verdict, decide
+from program.passage import Passage
+from program.run_state import RunState, cited_numbers
+from program.thresholds import Thresholds
+
+Search = Callable[[str, int], list[Passage]]
+NO_ANSWER = "I could not find the answer in the evidence."
+
+
+class WebSearch(Protocol):
+    def search(self, query: str, max_results: int | None = None) -> list: ...
+
+
+class GatedRAG(dspy.Module):
+    def __init__(self, search: Search, web: WebSearch | None = None, thresholds: Thresholds | None = None):
+        super().__init__()
+        # subtle: these attribute names are the keys of the saved JSON; renaming one breaks load().
+        self.decompose = dspy.Predict(Decompose)
+        self.judge = dspy.Predict(JudgeSufficiency)
+        self.rewrite = dspy.Predict(RewriteQuery)
+        self.synthesize = dspy.Predict(SynthesizeAnswer)
+        self.refine = dspy.Predict(RefineAnswer)
+        self.search = search
+        self.web = web
+        self.thresholds = thresholds or Thresholds()
+
+    def forward(self, question: str) -> dspy.Prediction:
+        run = RunState(question=question, thresholds=self.thresholds.model_copy())
+        draft = NO_ANSWER
+        try:
+            self._decompose(run)
+            with run.step("retrieve", f"{run.query_type} question, {len(run.sub_queries)} sub-queries") as step:
+                self._retrieve(run, step, run.sub_queries)
+            with run.step("draft", "first answer from the retrieved evidence"):
+                draft = self._draft(run)
+            for _ in range(run.thresholds.max_iterations):
+                with run.step("answer") as step:  # the gate below sets the real action
+                    verdict = self._judge(run, draft)
+                    decision = decide(verdict, self._budget(run), run.thresholds)
+                    step.action, step.reason, step.confidence = decision.action, decision.reason, verdict.confidence
+                    run.resources.iterations += 1
+                    if decision.action == "answer":
+                        run.ended = decision.ended
+                        break
+                    if decision.action == "query_docs":
+                        run.resources.doc_queries += 1
+                        self._retrieve(run, step, self._rewrite(run, verdict))
+                        draft = self._draft(run)
+                    elif decision.action == "search_web":
+                        run.resources.web_searches += 1
+                        self._search_web(run, step, list(verdict.queries) or [verdict.missing or question])
+                        draft = self._refine(run, draft, list(verdict.gaps) or [verdict.missing])
+                    elif decision.action == "refine":
+                        draft = self._refine(run, draft, list(verdict.queries or verdict.gaps))
+            else:
+                run.ended = "max_iterations" if run.thresholds.max_iterations else "answered"
+        except Exception as error:  # noqa: BLE001 - a question ends with a result, never a crash
+            run.ended = "error"
+            run.warn(f"the loop stopped: {type(error).__name__}: {error}")
+        result = run.result(draft)
+        return dspy.Prediction(answer=result.answer, result=result, evidence=result.evidence)
+
+    # --- steps -------------------------------------------------------------------------
+
+    def _decompose(self, run: RunState) -> None:
+        with run.step("decompose") as step, run.timed("decompose"):
+            plan = self._predict(run, self.decompose, dict(sub_queries=[], query_type="factual", key_concepts=[]),
+                                 question=run.question)
+            run.sub_queries = _clean_queries(plan.sub_queries, limit=4) or [run.question]
+            run.query_type = plan.query_type
+            step.queries = run.sub_queries
+
+    def _retrieve(self, run: RunState, step, queries: list[str]) -> None:
+        t = run.thresholds
+        with run.timed("retrieval"):
+            found = [p for q in queries for p in self.search(q, t.top_k)]
+        kept = [p for p in found if p.similarity is None or p.similarity >= t.score_floor]
+        if len(kept) < len(found):
+            step.reason += f"; {len(found) - len(kept)} passages under the score floor dropped"
+        step.queries, step.top_scores = queries, _top_scores(kept)
+        step.new_passages = run.pool.add(kept)
+        run.memory.tried += queries
+
+    def _search_web(self, run: RunState, step, queries: list[str]) -> None:
+        from program.web_search import WebSearchError
+
+        step.queries = queries = _clean_queries(queries, limit=2) or [run.question]
+        found = []
+        with run.timed("web"):
+            for q in queries:
+                try:
+                    found += [r.to_passage() for r in self.web.search(q, max_results=run.thresholds.web_results)]
+                except WebSearchError as error:
+                    run.warn(f"web search failed for {q!r}: {error}")
+        step.top_scores = _top_scores(found)
+        step.new_passages = run.pool.add(found)
+        run.memory.tried += queries
+
+    def _draft(self, run: RunState) -> str:
+        evidence = self._show(run, cited=set())
+        with run.timed("lm"):
+            out = self._predict(run, self.synthesize, dict(answer=NO_ANSWER), question=run.question, evidence=evidence)
+        return out.answer or NO_ANSWER
+
+    def _judge(self, run: RunState, draft: str) -> Verdict:
+        evidence = self._show(run, cited=set(cited_numbers(draft)))
+        with run.timed("lm"):
+            out = self._predict(run, self.judge, {}, question=run.question, evidence=evidence, draft=draft,
+                                known_facts=run.memory.facts)
+        verdict = _verdict(out)
+        run.confidence = verdict.confidence if verdict.sufficient else min(verdict.confidence, 0.5)
+        run.memory.facts = list(dict.fromkeys(run.memory.facts + list(verdict.facts)))[-8:]
+        run.memory.gaps, run.memory.summary = list(verdict.gaps), verdict.missing
+        return verdict
+
+    def _rewrite(self, run: RunState, verdict: Verdict) -> list[str]:
+        with run.timed("lm"):
+            out = self._predict(run, self.rewrite, dict(queries=list(verdict.queries)), question=run.question,
+                                missing=verdict.missing or "; ".join(verdict.gaps), tried_queries=run.memory.tried)
+        tried = {q.lower() for q in run.memory.tried}
+        fresh = [q for q in _clean_queries(out.queries, limit=2) if q.lower() not in tried]
+        return fresh or [f"{run.question} {verdict.missing}".strip()]
+
+    def _refine(self, run: RunState, draft: str, focus: list[str]) -> str:
+        evidence = self._show(run, cited=set(cited_numbers(draft)))
+        with run.timed("lm"):
+            out = self._predict(run, self.refine, dict(answer=draft), question=run.question, draft=draft,
+                                evidence=evidence, focus=[f for f in focus if f])
+        return out.answer or draft
+
+    def _show(self, run: RunState, cited: set[int]) -> str:
+        t = run.thresholds
+        focus = " ".join([run.question, *run.sub_queries, *run.memory.gaps])
+        run.shown = run.pool.render(focus, t.evidence_tokens, t.passage_tokens, cited)
+        return format_evidence(run.shown) or "(no evidence found)"
+
+    def _predict(self, run: RunState, predictor: dspy.Predict, fallback: dict, **inputs) -> dspy.Prediction:
+        """Call a predictor; a malformed LM output falls back to a safe default and a warning."""
+        run.count_lm_call()
+        try:
+            return predictor(**inputs)
+        except (dspy.utils.exceptions.AdapterParseError, ValidationError, ValueError) as error:
+            run.warn(f"{predictor.signature.__name__}: malformed LM output, used the safe default ({type(error).__name__})")
+            return dspy.Prediction(**fallback)
+
+    def _budget(self, run: RunState) -> Budget:
+        t, used = run.thresholds, run.resources
+        last = next((s for s in reversed(run.steps) if s.action == "query_docs"), None)
+        return Budget(doc_queries_left=t.max_doc_queries - used.doc_queries,
+                      web_searches_left=(t.max_web_searches - used.web_searches) if self.web else 0,
+                      docs_stale=last is not None and last.new_passages == 0)
+
+    # --- persistence: a compiled program carries its thresholds ------------------------
+
+    def dump_state(self, json_mode=True):
+        return super().dump_state(json_mode=json_mode) | {"thresholds": self.thresholds.model_dump()}
+
+    def load_state(self, state, **kwargs):
+        thresholds = Thresholds.model_validate(state.get("thresholds", {}))
+        super().load_state(state, **kwargs)
+        self.thresholds = thresholds
+        return self
+
+
+def _clean_queries(queries, limit: int) -> list[str]:
+    if isinstance(queries, str):
+        queries = [queries]
+    cleaned = [q.strip() for q in queries or [] if isinstance(q, str) and q.strip()]
+    return list(dict.fromkeys(cleaned))[:limit]
+
+
+def _top_scores(passages: list[Passage], n: int = 3) -> list[float]:
+    return sorted((round(p.similarity if p.similarity is not None else p.score, 3) for p in passages), reverse=True)[:n]
+
+
+def _verdict(out: dspy.Prediction) -> Verdict:
+    """A verdict from the judge's output; anything missing or malformed reads as "not sufficient"."""
+    try:
+        confidence = min(1.0, max(0.0, float(out.get("confidence") or 0.0)))
+    except (TypeError, ValueError):
+        confidence = 0.0
+    return Verdict(sufficient=out.get("sufficient") is True, confidence=confidence, missing=str(out.get("missing") or ""),
+                   next_action=out.get("next_action") or "query_docs", queries=tuple(_clean_queries(out.get("queries"), 2)),
+                   facts=tuple(_clean_queries(out.get("facts"), 8)), gaps=tuple(_clean_queries(out.get("gaps"), 4)))

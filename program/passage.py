@@ -1,0 +1,18 @@
+"""The unit of evidence: one retrieved chunk, from the local index or from the web."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import BaseModel
+
+
+class Passage(BaseModel):
+    chunk_id: str
+    doc_id: str
+    title: str
+    text: str
+    url: str = ""
+    score: float = 0.0
+    source: Literal["index", "web"] = "index"
+    similarity: float | None = None  # dense cosine similarity to the query, when the search knows it

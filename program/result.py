@@ -1,0 +1,91 @@
+"""The result contract: what every answer returns, with its citations and decision trace.
+
+These pydantic models are the boundary between the loop and its users (CLI, services,
+metrics, MLflow). They hold no secrets and no raw LM history.
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import BaseModel, Field
+
+from program.passage import Passage
+
+Action = Literal["decompose", "retrieve", "draft", "answer", "query_docs", "search_web", "refine"]
+Ending = Literal["answered", "budget_exhausted", "max_iterations", "error"]
+
+
+class Citation(BaseModel):
+    n: int = Field(description="the [n] marker in the answer")
+    chunk_id: str
+    source: Literal["index", "web"]
+    title: str
+    url: str = ""
+    quote: str = Field(description="the passage text the LM was shown")
+
+
+class Tokens(BaseModel):
+    calls: int = 0
+    prompt: int = 0
+    completion: int = 0
+
+    def __add__(self, other: Tokens) -> Tokens:
+        return Tokens(calls=self.calls + other.calls, prompt=self.prompt + other.prompt, completion=self.completion + other.completion)
+
+
+class Step(BaseModel):
+    """One decision of the loop and the work it caused."""
+
+    action: Action
+    reason: str = ""
+    queries: list[str] = []
+    top_scores: list[float] = []
+    new_passages: int = 0
+    confidence: float | None = None
+    duration_s: float = 0.0
+    lm: Tokens = Tokens()
+    warnings: list[str] = []
+
+
+class Resources(BaseModel):
+    lm: Tokens = Tokens()
+    doc_queries: int = 0
+    web_searches: int = 0
+    iterations: int = 0
+
+
+class Timing(BaseModel):
+    decompose_s: float = 0.0
+    retrieval_s: float = 0.0
+    lm_s: float = 0.0
+    web_s: float = 0.0
+    total_s: float = 0.0
+
+
+class Trace(BaseModel):
+    steps: list[Step] = []
+    ended: Ending = "answered"
+    resources: Resources = Resources()
+    query_type: str = "factual"
+    sub_queries: list[str] = []
+    known_facts: list[str] = []
+    gaps: list[str] = []
+
+
+class Source(BaseModel):
+    title: str
+    url: str = ""
+    source: Literal["index", "web"]
+
+
+class Result(BaseModel):
+    question: str
+    answer: str
+    citations: list[Citation] = []
+    confidence: int = Field(0, ge=0, le=100)
+    sources: list[Source] = []
+    warnings: list[str] = []
+    timing: Timing = Timing()
+    trace: Trace = Trace()
+    evidence: list[Passage] = Field([], description="the passages shown to the LM for the final answer")

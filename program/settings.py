@@ -1,0 +1,81 @@
+"""All gatedrag settings in one place, read from the environment (and `.env`).
+
+The env names users already know are kept as they are: OPENAI_API_KEY, TAVILY_API_KEY,
+QDRANT_URL, MLFLOW_TRACKING_URI. Everything else is prefixed GATEDRAG_. Secrets are
+`SecretStr`, so they never print in logs, traces or MLflow params.
+This module does not start models or open stores; see `program.lm_profiles` and `program.store`.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Literal
+
+from pydantic import AliasChoices, Field, SecretStr
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+PROJECT_ROOT = Path(__file__).resolve().parent.parent
+
+LocalModel = Literal["qwen2.5-coder-0.5b", "qwen2.5-coder-1.5b"]
+
+
+def _env(name: str) -> AliasChoices:
+    return AliasChoices(name, name.lower())
+
+
+class Settings(BaseSettings):
+    model_config = SettingsConfigDict(env_prefix="GATEDRAG_", env_file=".env", extra="ignore")
+
+    data_dir: Path = Field(PROJECT_ROOT / ".gatedrag", description="indexes, model cache, runs")
+    shared_data: Path = Field(PROJECT_ROOT.parent / "shared" / "data", description="labelled sets")
+
+    # LM
+    profile: Literal["local", "openai"] | None = Field(None, description="default: openai if OPENAI_API_KEY is set")
+    local_model: LocalModel = "qwen2.5-coder-0.5b"
+    openai_model: str = "gpt-4o-mini"
+    openai_api_key: SecretStr | None = Field(None, validation_alias=_env("OPENAI_API_KEY"))
+    lm_max_tokens: int = 512
+
+    # Retrieval
+    qdrant_url: str | None = Field(None, validation_alias=_env("QDRANT_URL"))
+    qdrant_api_key: SecretStr | None = Field(None, validation_alias=_env("QDRANT_API_KEY"))
+    collection: str = "hotpotqa"
+    web_collection: str = "hotpotqa_web"
+
+    # Web search
+    tavily_api_key: SecretStr | None = Field(None, validation_alias=_env("TAVILY_API_KEY"))
+    web_backend: Literal["tavily", "offline"] | None = Field(None, description="default: tavily if TAVILY_API_KEY is set")
+    tavily_api_base_url: str | None = None
+    tavily_search_depth: Literal["basic", "advanced"] = "basic"
+    tavily_max_results: int = 5
+    tavily_include_domains: list[str] = []
+    tavily_exclude_domains: list[str] = []
+    tavily_timeout_s: float = 20.0
+    web_cache_ttl_s: int = 24 * 3600
+
+    # Tracking
+    mlflow_tracking_uri: str | None = Field(None, validation_alias=_env("MLFLOW_TRACKING_URI"))
+
+    @property
+    def resolved_profile(self) -> Literal["local", "openai"]:
+        if self.profile:
+            return self.profile
+        return "openai" if self.openai_api_key else "local"
+
+    @property
+    def resolved_web_backend(self) -> Literal["tavily", "offline"]:
+        if self.web_backend:
+            return self.web_backend
+        return "tavily" if self.tavily_api_key else "offline"
+
+    @property
+    def qdrant_path(self) -> Path:
+        return self.data_dir / "qdrant"
+
+    @property
+    def model_cache(self) -> Path:
+        return self.data_dir / "models"
+
+    @property
+    def hotpotqa_dir(self) -> Path:
+        return self.shared_data / "hotpotqa"

@@ -1,0 +1,9 @@
+"""The prompts of gatedrag: one DSPy signature per step of the loop."""
+
+from signatures.decompose import Decompose, QueryType
+from signatures.judge_sufficiency import JudgeSufficiency, NextAction
+from signatures.refine_answer import RefineAnswer
+from signatures.rewrite_query import RewriteQuery
+from signatures.synthesize_answer import SynthesizeAnswer
+
+__all__ = ["Decompose", "JudgeSufficiency", "NextAction", "QueryType", "RefineAnswer", "RewriteQuery", "SynthesizeAnswer"]

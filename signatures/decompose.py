@@ -1,0 +1,18 @@
+"""Decompose: split a question into the retrieval queries that together answer it."""
+
+from typing import Literal
+
+import dspy
+
+QueryType = Literal["factual", "comparison", "how_to", "exploratory"]
+
+
+class Decompose(dspy.Signature):
+    """Plan retrieval for the question. Write one to four short search queries, one per fact
+    the answer needs; for a two-hop question, one query per hop, naming each entity. Keep
+    the question's exact names and titles in the queries."""
+
+    question: str = dspy.InputField()
+    sub_queries: list[str] = dspy.OutputField(desc="1 to 4 short search queries, most important first")
+    query_type: QueryType = dspy.OutputField(desc="comparison when two things are compared, else factual unless a how-to or open topic")
+    key_concepts: list[str] = dspy.OutputField(desc="the named entities and terms the answer depends on")

@@ -1,0 +1,66 @@
+"""Shared fixtures: DSPy settings reset around every test, a scripted fake LM, fake search and web."""
+
+from __future__ import annotations
+
+import copy
+import importlib
+
+import pytest
+from dspy.utils import DummyLM
+
+import program  # noqa: F401  (sets the offline env vars before anything else imports litellm)
+from program.passage import Passage
+
+# the module, not the `dspy.settings` object that shadows its name
+dspy_settings = importlib.import_module("dspy.dsp.utils.settings")
+
+
+@pytest.fixture(autouse=True)
+def reset_dspy_settings():
+    saved = copy.deepcopy(dict(dspy_settings.main_thread_config))
+    yield
+    dspy_settings.main_thread_config.clear()
+    dspy_settings.main_thread_config.update(saved)
+
+
+def scripted_lm(*outputs: dict) -> DummyLM:
+    """A fake LM that answers each call with the next dict of output fields, in order."""
+    return DummyLM(list(outputs))
+
+
+def passage(title: str, text: str, source: str = "index", score: float = 0.5, similarity: float | None = 0.6) -> Passage:
+    return Passage(chunk_id=f"{source}:{title}", doc_id=title, title=title, text=text, url=f"https://example.org/{title}",
+                   score=score, source=source, similarity=similarity)
+
+
+class FakeSearch:
+    """Returns the passages whose title or text shares a word with the query; records queries."""
+
+    def __init__(self, passages: list[Passage]):
+        self.passages, self.queries = passages, []
+
+    def __call__(self, query: str, k: int) -> list[Passage]:
+        self.queries.append(query)
+        words = set(query.lower().split())
+        return [p for p in self.passages if words & set(f"{p.title} {p.text}".lower().split())][:k]
+
+
+class FakeWeb:
+    def __init__(self, passages: list[Passage], fail: bool = False):
+        self.passages, self.fail, self.queries = passages, fail, []
+
+    def search(self, query: str, max_results: int | None = None):
+        from program.web_search import WebSearchError
+
+        self.queries.append(query)
+        if self.fail:
+            raise WebSearchError("backend down")
+        return [_AsResult(p) for p in self.passages[: max_results or 5]]
+
+
+class _AsResult:
+    def __init__(self, p: Passage):
+        self.p = p
+
+    def to_passage(self) -> Passage:
+        return self.p

@@ -1,0 +1,44 @@
+"""The evidence pool: dedup, stable numbering, the token budget and sentence trimming."""
+
+from program.evidence import EvidencePool, approx_tokens, format_evidence, terms, trim_to_sentences
+from tests.conftest import passage
+
+LONG = ("Shirley Temple was an American actress.  She starred in many films as a child.  "
+        "She later served as Chief of Protocol of the United States.  She died in 2014.")
+
+
+def test_trim_keeps_the_first_sentence_and_the_most_relevant_ones_in_order():
+    trimmed = trim_to_sentences(LONG, terms("Chief of Protocol position"), max_tokens=25)
+    assert trimmed == "Shirley Temple was an American actress. She later served as Chief of Protocol of the United States."
+
+
+def test_trim_cuts_a_single_overlong_sentence_to_the_budget():
+    trimmed = trim_to_sentences("word " * 400, set(), max_tokens=30)
+    assert approx_tokens(trimmed) <= 32 and trimmed.endswith("…")
+
+
+def test_pool_deduplicates_by_id_and_by_text():
+    pool = EvidencePool()
+    a, b = passage("A", "alpha text"), passage("B", "beta text")
+    same_text = passage("A copy", "alpha text", source="web")
+    assert pool.add([a, b]) == 2
+    assert pool.add([a, same_text]) == 0
+
+
+def test_numbers_are_stable_and_new_passages_are_shown_first():
+    pool = EvidencePool()
+    pool.add([passage(f"P{i}", f"text {i} " * 20, score=1 - i / 10) for i in range(4)])
+    pool.render("text", max_tokens=1000, passage_tokens=100)
+    pool.add([passage("New", "the new passage", score=0.01)])
+    shown = pool.render("text", max_tokens=60, passage_tokens=100)
+    assert shown[0].n == 5 and shown[0].passage.title == "New"
+    assert format_evidence(shown).startswith("[5] New: the new passage")
+
+
+def test_render_respects_the_token_budget_and_prefers_cited_passages():
+    pool = EvidencePool()
+    pool.add([passage(f"P{i}", f"sentence about topic {i}. " * 10, score=1 - i / 10) for i in range(6)])
+    pool.render("topic", 10_000, 100)
+    shown = pool.render("topic", max_tokens=150, passage_tokens=60, cited={6})
+    assert sum(approx_tokens(s.text) + 4 for s in shown) <= 150
+    assert shown[0].n == 6
