@@ -1,0 +1,7 @@
+"""`python -m program`: see program/cli.py."""
+
+import sys
+
+from program.cli import main
+
+sys.exit(main())

@@ -1,0 +1,98 @@
+"""The `python -m program` command line: `index` builds the stores, `ask` answers one question.
+
+Bad input (an empty or oversized question, an unknown profile, missing data or index) ends
+with a one-line message and a non-zero exit, never a traceback.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+MAX_QUESTION_CHARS = 2000
+
+
+class UsageError(Exception):
+    """Bad input: printed as one line, exit code 2."""
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = _parser().parse_args(argv)
+    try:
+        return args.run(args)
+    except UsageError as error:
+        print(f"error: {error}", file=sys.stderr)
+        return 2
+    except (FileNotFoundError, RuntimeError, ValueError) as error:
+        print(f"error: {error}", file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        print("interrupted", file=sys.stderr)
+        return 130
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="python -m program", description="gatedrag: evaluation-gated retrieval")
+    sub = parser.add_subparsers(required=True, metavar="COMMAND")
+
+    index = sub.add_parser("index", help="build or update the local index and the offline web corpus")
+    index.add_argument("--shared-data", type=Path, help="folder holding hotpotqa/ (default ../shared/data)")
+    index.add_argument("--data-dir", type=Path, help="where indexes and caches go (default .gatedrag)")
+    index.set_defaults(run=_index)
+
+    ask = sub.add_parser("ask", help="answer a question with citations and a decision trace")
+    ask.add_argument("question")
+    ask.add_argument("--json", action="store_true", help="print the result contract as JSON")
+    ask.add_argument("--profile", choices=["local", "openai"], help="LM profile (default: openai if OPENAI_API_KEY is set, else local)")
+    ask.add_argument("--local-model", choices=["qwen2.5-coder-0.5b", "qwen2.5-coder-1.5b"], help="model of the local profile")
+    ask.add_argument("--program", type=Path, help="a compiled program JSON (prompts, demos, thresholds)")
+    ask.add_argument("--data-dir", type=Path)
+    ask.add_argument("--max-iterations", type=int)
+    ask.add_argument("--max-doc-queries", type=int)
+    ask.add_argument("--max-web-searches", type=int)
+    ask.set_defaults(run=_ask)
+    return parser
+
+
+def _settings(args: argparse.Namespace, **names: str):
+    from program.settings import Settings
+
+    overrides = {field: getattr(args, attr) for field, attr in names.items() if getattr(args, attr, None) is not None}
+    return Settings(**overrides)
+
+
+def _index(args: argparse.Namespace) -> int:
+    from program.indexing import build_indexes
+
+    settings = _settings(args, shared_data="shared_data", data_dir="data_dir")
+    for name, stats in build_indexes(settings, progress=True).items():
+        print(f"{name}: {stats.model_dump()}")
+    return 0
+
+
+def _ask(args: argparse.Namespace) -> int:
+    question = args.question.strip()
+    if not question:
+        raise UsageError("the question is empty")
+    if len(question) > MAX_QUESTION_CHARS:
+        raise UsageError(f"the question has {len(question)} characters; the limit is {MAX_QUESTION_CHARS}")
+    settings = _settings(args, profile="profile", local_model="local_model", data_dir="data_dir")
+    return _answer(question, settings, args)
+
+
+def _answer(question: str, settings, args: argparse.Namespace) -> int:
+    import dspy
+
+    from program.factory import build_program
+    from program.lm_profiles import build_lm
+    from program.render import render_result
+
+    budgets = {k: getattr(args, k) for k in ("max_iterations", "max_doc_queries", "max_web_searches") if getattr(args, k) is not None}
+    rag = build_program(settings, program_path=args.program, overrides=budgets)
+    with build_lm(settings) as handle:
+        print(f"profile: {handle.description}", file=sys.stderr)
+        dspy.configure(lm=handle.lm, track_usage=True)
+        result = rag(question=question).result
+    print(result.model_dump_json(indent=2) if args.json else render_result(result))
+    return 0 if result.trace.ended != "error" else 1

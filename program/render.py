@@ -1,0 +1,35 @@
+"""Human-readable rendering of a Result: the answer, its citations and the decision trace."""
+
+from __future__ import annotations
+
+import textwrap
+
+from program.result import Result, Step
+
+
+def render_result(result: Result) -> str:
+    lines = [result.answer, "", f"confidence {result.confidence}/100 · ended: {result.trace.ended}"]
+    if result.citations:
+        lines += ["", "Citations:"]
+        for c in result.citations:
+            lines.append(f"  [{c.n}] {c.title} ({c.source}) {c.url}")
+            lines.append(textwrap.indent(textwrap.fill(c.quote, 96), "      "))
+    lines += ["", "Trace:"] + [_render_step(i, s) for i, s in enumerate(result.trace.steps, 1)]
+    r, t = result.trace.resources, result.timing
+    lines += ["", f"LM: {r.lm.calls} calls, {r.lm.prompt} prompt + {r.lm.completion} completion tokens · "
+              f"doc queries {r.doc_queries} · web searches {r.web_searches}",
+              f"time: total {t.total_s:.1f}s (decompose {t.decompose_s:.1f}s, LM {t.lm_s:.1f}s, "
+              f"retrieval {t.retrieval_s:.2f}s, web {t.web_s:.2f}s)"]
+    if result.warnings:
+        lines += ["", "Warnings:"] + [f"  - {w}" for w in result.warnings]
+    return "\n".join(lines)
+
+
+def _render_step(i: int, step: Step) -> str:
+    head = f"  {i}. {step.action:<10} {step.duration_s:5.1f}s  {step.lm.prompt:>5} prompt tok"
+    details = [step.reason] if step.reason else []
+    if step.queries:
+        details.append("queries: " + " | ".join(step.queries))
+    if step.top_scores:
+        details.append(f"top scores {step.top_scores}, {step.new_passages} new passages")
+    return "\n".join([head] + [f"       {d}" for d in details])

@@ -1,0 +1,106 @@
+"""program/indexing.py: idempotent indexing with the real embedding models on a handful of docs."""
+
+import pytest
+from qdrant_client import QdrantClient
+
+from program.chunking import Document
+from program.embeddings import load_embedder
+from program.indexing import build_indexes, index_documents, point_id
+from program.settings import Settings
+from program.store import open_client
+
+
+class CountingEmbedder:
+    """The real embedder, counting the texts it embeds."""
+
+    def __init__(self, embedder):
+        self.embedder, self.version, self.texts = embedder, embedder.version, []
+
+    def documents(self, texts):
+        self.texts += texts
+        return self.embedder.documents(texts)
+
+
+@pytest.fixture(scope="module")
+def real_embedder():
+    return load_embedder(Settings())
+
+
+@pytest.fixture
+def embedder(real_embedder):
+    return CountingEmbedder(real_embedder)
+
+
+def docs(**texts: str) -> list[Document]:
+    return [Document(doc_id=name, title=name, text=text, url=f"https://example.org/{name}") for name, text in texts.items()]
+
+
+CORPUS = docs(Alpha="Alpha is a lighthouse.", Beta="Beta is a bakery.\n\nIt sells bread.", Gamma="Gamma is a river.")
+
+
+def index(client, documents, embedder, **kwargs):
+    return index_documents(client, "c", documents, progress=False, embedder=embedder, **kwargs)
+
+
+def test_indexing_twice_neither_duplicates_nor_re_embeds(embedder):
+    client = QdrantClient(":memory:")
+    first = index(client, CORPUS, embedder)
+    assert (first.documents, first.chunks, first.embedded, first.skipped) == (3, 4, 4, 0)
+    embedder.texts.clear()
+    second = index(client, CORPUS, embedder)
+    assert (second.embedded, second.skipped, second.deleted) == (0, 4, 0)
+    assert embedder.texts == []
+    assert client.count("c").count == 4
+
+
+def test_a_changed_document_is_the_only_one_re_embedded(embedder):
+    client = QdrantClient(":memory:")
+    index(client, CORPUS, embedder)
+    embedder.texts.clear()
+    changed = docs(Alpha="Alpha is a lighthouse.", Beta="Beta is a bakery.\n\nIt sells cakes.", Gamma="Gamma is a river.")
+    stats = index(client, changed, embedder)
+    assert stats.embedded == 1 and embedder.texts == ["Beta\nIt sells cakes."]
+    point = client.retrieve("c", [point_id("Beta", 1)])[0]
+    assert point.payload["text"] == "It sells cakes."
+    assert client.count("c").count == 4
+
+
+def test_a_shrunk_document_loses_its_stale_chunks(embedder):
+    client = QdrantClient(":memory:")
+    index(client, CORPUS, embedder)
+    stats = index(client, docs(Beta="Beta is a bakery."), embedder)
+    assert (stats.deleted, stats.embedded) == (1, 0)
+    assert client.retrieve("c", [point_id("Beta", 1)]) == []
+    assert client.count("c").count == 3  # documents not passed are kept without prune
+
+
+def test_prune_drops_documents_no_longer_in_the_corpus(embedder):
+    client = QdrantClient(":memory:")
+    index(client, CORPUS, embedder)
+    stats = index(client, docs(Gamma="Gamma is a river."), embedder, prune=True)
+    assert stats.deleted == 3
+    assert {p.payload["doc_id"] for p in client.scroll("c")[0]} == {"Gamma"}
+
+
+def test_payload_keeps_what_a_passage_needs(embedder):
+    client = QdrantClient(":memory:")
+    index(client, CORPUS, embedder)
+    payload = client.retrieve("c", [point_id("Alpha", 0)])[0].payload
+    assert payload["doc_id"] == "Alpha" and payload["title"] == "Alpha" and payload["chunk_index"] == 0
+    assert payload["url"] == "https://example.org/Alpha" and payload["text"] == "Alpha is a lighthouse."
+    assert len(payload["text_hash"]) == 64
+
+
+def test_build_indexes_fills_both_collections_and_prunes(tmp_path, monkeypatch, real_embedder):
+    settings = Settings(data_dir=tmp_path, collection="local_c", web_collection="web_c")
+    local = docs(Alpha="Alpha is a lighthouse.", Beta="Beta is a bakery.")
+    monkeypatch.setattr("program.indexing.local_documents", lambda s: local)
+    monkeypatch.setattr("program.indexing.web_documents", lambda s: docs(Gamma="Gamma is a river."))
+    monkeypatch.setattr("program.indexing.load_embedder", lambda s: real_embedder)
+    stats = build_indexes(settings, progress=False)
+    assert (stats["local_c"].embedded, stats["web_c"].embedded) == (2, 1)
+    local.pop()  # Beta is now held out: the next build must take it out of the local index
+    stats = build_indexes(settings, progress=False)
+    assert (stats["local_c"].embedded, stats["local_c"].deleted) == (0, 1)
+    client = open_client(settings)
+    assert [p.payload["doc_id"] for p in client.scroll("local_c")[0]] == ["Alpha"]

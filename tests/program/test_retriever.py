@@ -1,0 +1,64 @@
+"""program/retriever.py: hybrid dense + BM25 search fused by RRF, on a small real index."""
+
+import copy
+
+import pytest
+from qdrant_client import QdrantClient
+
+from program.chunking import Document
+from program.embeddings import load_embedder
+from program.indexing import index_documents
+from program.retriever import HybridSearch
+from program.settings import Settings
+
+PAGES = {
+    "Shirley Temple": "Shirley Temple Black was an American actress who later served as Chief of Protocol of the United States.",
+    "Eiffel Tower": "The Eiffel Tower is a wrought-iron lattice tower on the Champ de Mars in Paris, France.",
+    "Photosynthesis": "Photosynthesis is the process by which green plants convert light energy into chemical energy.",
+    "Quorvex Valves": "Quorvex Valves is a manufacturer of industrial pressure valves based in Toledo, Ohio.",
+    "Mount Kilimanjaro": "Mount Kilimanjaro is a dormant volcano in Tanzania and the highest mountain in Africa.",
+}
+
+
+@pytest.fixture(scope="module")
+def search():
+    embedder = load_embedder(Settings())
+    client = QdrantClient(":memory:")
+    documents = [Document(doc_id=t.replace(" ", "_"), title=t, text=x, url=f"https://example.org/{t}") for t, x in PAGES.items()]
+    index_documents(client, "pages", documents, progress=False, embedder=embedder)
+    return HybridSearch(client, "pages", "web", embedder=embedder)
+
+
+def test_a_rare_keyword_finds_its_page(search):
+    assert search("Quorvex", 3)[0].title == "Quorvex Valves"
+
+
+def test_a_paraphrase_finds_its_page(search):
+    assert search("how do plants turn sunlight into food", 3)[0].title == "Photosynthesis"
+    assert search("tallest peak on the African continent", 3)[0].title == "Mount Kilimanjaro"
+
+
+def test_passages_carry_ids_scores_and_cosine(search):
+    passages = search("Eiffel Tower in Paris", 2)
+    top = passages[0]
+    assert len(passages) == 2
+    assert (top.doc_id, top.url, top.source) == ("Eiffel_Tower", "https://example.org/Eiffel Tower", "web")
+    assert top.text == PAGES["Eiffel Tower"] and top.chunk_id
+    assert passages[0].score >= passages[1].score
+    assert top.similarity > 0.5 > passages[1].similarity  # the dense cosine tells the true hit apart
+
+
+def test_blank_query_returns_nothing(search):
+    assert search("   ", 5) == []
+
+
+def test_deep_copy_shares_the_client_and_models(search):
+    assert copy.deepcopy({"search": search})["search"] is search
+
+
+def test_from_settings_picks_the_collection_by_source(tmp_path):
+    settings = Settings(data_dir=tmp_path, collection="local_c", web_collection="web_c")
+    assert HybridSearch.from_settings(settings, "index").collection == "local_c"
+    web = HybridSearch.from_settings(settings, "web")
+    assert (web.collection, web.source) == ("web_c", "web")
+    assert not (tmp_path / "qdrant").exists()  # nothing opened until the first search
