@@ -92,7 +92,9 @@ def _answer(question: str, settings, args: argparse.Namespace) -> int:
     rag = build_program(settings, program_path=args.program, overrides=budgets)
     with build_lm(settings) as handle:
         print(f"profile: {handle.description}", file=sys.stderr)
-        dspy.configure(lm=handle.lm, track_usage=True)
+        # JSONAdapter: the 0.5B parsed 0/12 ChatAdapter outputs and 12/12 JSON ones (llama.cpp
+        # compiles the schema to a grammar), and it spares ChatAdapter's failed first try.
+        dspy.configure(lm=handle.lm, adapter=dspy.JSONAdapter(), track_usage=True)
         result = rag(question=question).result
     print(result.model_dump_json(indent=2) if args.json else render_result(result))
     return 0 if result.trace.ended != "error" else 1

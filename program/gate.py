@@ -39,9 +39,16 @@ class Decision:
     action: NextAction
     reason: str
     ended: Literal["answered", "budget_exhausted"] = "answered"
+    queries: tuple[str, ...] = ()  # when set, the gate's own queries replace the judge's
 
 
-def decide(verdict: Verdict, budget: Budget, thresholds: Thresholds) -> Decision:
+def decide(verdict: Verdict, budget: Budget, thresholds: Thresholds, uncovered: tuple[str, ...] = ()) -> Decision:
+    """`uncovered`: sub-queries whose best indexed passage is under `coverage_similarity`.
+    Retrieval scores are measured, the judge's verdict is an opinion: a small LM calls almost
+    any evidence sufficient, so an uncovered sub-query goes to the web whatever it says."""
+    if uncovered and budget.web_searches_left > 0:
+        return Decision("search_web", f"the collection has no passage close to {', '.join(map(repr, uncovered))} "
+                        f"(similarity under {thresholds.coverage_similarity:.2f})", queries=uncovered)
     if verdict.sufficient and verdict.next_action == "refine":
         return Decision("refine", f"evidence suffices (confidence {verdict.confidence:.2f}); the draft needs fixing")
     if verdict.sufficient and verdict.confidence >= thresholds.answer_confidence:

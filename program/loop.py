@@ -8,7 +8,7 @@ Retrieval and web search come in as plain callables so optimizers can copy the p
 
 from __future__ import annotations
 
-from typing import Callable, Protocol
+from typing import Callable
 
 import dspy
 from pydantic import ValidationError
@@ -17,15 +17,13 @@ from signatures import Decompose, JudgeSufficiency, RefineAnswer, RewriteQuery, 
 from program.evidence import format_evidence
 from program.gate import Budget, Verdict, decide
 from program.passage import Passage
-from program.run_state import RunState, cited_numbers
+from program.citations import cited_numbers
+from program.run_state import RunState
 from program.thresholds import Thresholds
+from program.web_search import WebSearch, WebSearchError
 
 Search = Callable[[str, int], list[Passage]]
 NO_ANSWER = "I could not find the answer in the evidence."
-
-
-class WebSearch(Protocol):
-    def search(self, query: str, max_results: int | None = None) -> list: ...
 
 
 class GatedRAG(dspy.Module):
@@ -53,7 +51,7 @@ class GatedRAG(dspy.Module):
             for _ in range(run.thresholds.max_iterations):
                 with run.step("answer") as step:  # the gate below sets the real action
                     verdict = self._judge(run, draft)
-                    decision = decide(verdict, self._budget(run), run.thresholds)
+                    decision = decide(verdict, self._budget(run), run.thresholds, run.uncovered())
                     step.action, step.reason, step.confidence = decision.action, decision.reason, verdict.confidence
                     run.resources.iterations += 1
                     if decision.action == "answer":
@@ -65,7 +63,7 @@ class GatedRAG(dspy.Module):
                         draft = self._draft(run)
                     elif decision.action == "search_web":
                         run.resources.web_searches += 1
-                        self._search_web(run, step, list(verdict.queries) or [verdict.missing or question])
+                        self._search_web(run, step, list(decision.queries or verdict.queries) or [verdict.missing or question])
                         draft = self._refine(run, draft, list(verdict.gaps) or [verdict.missing])
                     elif decision.action == "refine":
                         draft = self._refine(run, draft, list(verdict.queries or verdict.gaps))
@@ -90,7 +88,10 @@ class GatedRAG(dspy.Module):
     def _retrieve(self, run: RunState, step, queries: list[str]) -> None:
         t = run.thresholds
         with run.timed("retrieval"):
-            found = [p for q in queries for p in self.search(q, t.top_k)]
+            hits = {q: self.search(q, t.top_k) for q in queries}
+        for q, found in hits.items():
+            run.best_similarity[q] = max((p.similarity for p in found if p.similarity is not None), default=None)
+        found = [p for q in queries for p in hits[q]]
         kept = [p for p in found if p.similarity is None or p.similarity >= t.score_floor]
         if len(kept) < len(found):
             step.reason += f"; {len(found) - len(kept)} passages under the score floor dropped"
@@ -99,8 +100,6 @@ class GatedRAG(dspy.Module):
         run.memory.tried += queries
 
     def _search_web(self, run: RunState, step, queries: list[str]) -> None:
-        from program.web_search import WebSearchError
-
         step.queries = queries = _clean_queries(queries, limit=2) or [run.question]
         found = []
         with run.timed("web"):
@@ -112,6 +111,7 @@ class GatedRAG(dspy.Module):
         step.top_scores = _top_scores(found)
         step.new_passages = run.pool.add(found)
         run.memory.tried += queries
+        run.searched_web |= set(queries)
 
     def _draft(self, run: RunState) -> str:
         evidence = self._show(run, cited=set())

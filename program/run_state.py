@@ -7,7 +7,6 @@ summary) and the evidence pool travel; raw LM history never does.
 
 from __future__ import annotations
 
-import re
 import time
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -15,18 +14,10 @@ from typing import Iterator
 
 import dspy
 
+from program.citations import attach_missing, cited_numbers
 from program.evidence import EvidencePool, Shown
 from program.result import Action, Citation, Ending, Resources, Result, Source, Step, Timing, Tokens, Trace
 from program.thresholds import Thresholds
-
-_CITE = re.compile(r"\[(\d+(?:\s*,\s*\d+)*)\]")
-
-
-def cited_numbers(answer: str) -> list[int]:
-    """Every n cited as [n], [n, m] or [n][m], in order of first use."""
-    found = [int(n) for group in _CITE.findall(answer) for n in group.split(",")]
-    return list(dict.fromkeys(found))
-
 
 @dataclass
 class Memory:
@@ -50,6 +41,8 @@ class RunState:
     query_type: str = "factual"
     sub_queries: list[str] = field(default_factory=list)
     confidence: float = 0.0
+    best_similarity: dict[str, float | None] = field(default_factory=dict)  # query -> best dense similarity
+    searched_web: set[str] = field(default_factory=set)
     ended: Ending = "answered"
     _started: float = field(default_factory=time.perf_counter)
     _current: Step | None = None
@@ -78,6 +71,12 @@ class RunState:
             name = f"{bucket}_s"
             setattr(self.timing, name, getattr(self.timing, name) + time.perf_counter() - started)
 
+    def uncovered(self) -> tuple[str, ...]:
+        """Sub-queries the collection has no close passage for, not yet searched on the web."""
+        floor = self.thresholds.coverage_similarity
+        return tuple(q for q in self.sub_queries if q not in self.searched_web
+                     and (best := self.best_similarity.get(q)) is not None and best < floor)
+
     def count_lm_call(self) -> None:
         if self._current is not None:
             self._current.lm.calls += 1
@@ -88,6 +87,9 @@ class RunState:
             self._current.warnings.append(message)
 
     def result(self, answer: str) -> Result:
+        answer, added = attach_missing(answer, self.question, self.shown)
+        if added:
+            self.warnings.append(f"{added} uncited sentence(s): attached the best-matching passage's [n] post hoc")
         self.timing.total_s = time.perf_counter() - self._started
         self.timing = Timing(**{k: round(v, 3) for k, v in self.timing.model_dump().items()})
         citations = self._citations(answer)

@@ -13,6 +13,7 @@ class Thresholds(BaseModel):
     answer_confidence: float = Field(0.7, ge=0.0, le=1.0, description="judge confidence at or above which a sufficient verdict answers")
     top_k: int = Field(3, ge=1, le=50, description="passages retrieved per query")
     score_floor: float = Field(0.2, ge=-1.0, le=1.0, description="dense similarity below which a retrieved passage is dropped")
+    coverage_similarity: float = Field(0.55, ge=-1.0, le=1.0, description="a sub-query whose best indexed passage is less similar than this is not covered by the collection, so the web is searched")
     max_iterations: int = Field(3, ge=0, le=10, description="judge rounds after the first draft")
     max_doc_queries: int = Field(2, ge=0, le=10, description="extra doc retrieval rounds after the first")
     max_web_searches: int = Field(2, ge=0, le=10)

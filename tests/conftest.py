@@ -10,6 +10,7 @@ from dspy.utils import DummyLM
 
 import program  # noqa: F401  (sets the offline env vars before anything else imports litellm)
 from program.passage import Passage
+from program.web_search import WebResult, WebSearchError
 
 # the module, not the `dspy.settings` object that shadows its name
 dspy_settings = importlib.import_module("dspy.dsp.utils.settings")
@@ -46,21 +47,13 @@ class FakeSearch:
 
 
 class FakeWeb:
+    """A web backend returning fixed results, or failing like a real one does."""
+
     def __init__(self, passages: list[Passage], fail: bool = False):
         self.passages, self.fail, self.queries = passages, fail, []
 
-    def search(self, query: str, max_results: int | None = None):
-        from program.web_search import WebSearchError
-
+    def search(self, query: str, max_results: int | None = None) -> list[WebResult]:
         self.queries.append(query)
         if self.fail:
             raise WebSearchError("backend down")
-        return [_AsResult(p) for p in self.passages[: max_results or 5]]
-
-
-class _AsResult:
-    def __init__(self, p: Passage):
-        self.p = p
-
-    def to_passage(self) -> Passage:
-        return self.p
+        return [WebResult(title=p.title, url=p.url, content=p.text, score=p.score) for p in self.passages[: max_results or 5]]

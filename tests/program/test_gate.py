@@ -30,3 +30,13 @@ def test_decide(verdict, budget, action, ended):
 def test_reason_names_what_is_missing():
     decision = decide(Verdict(False, 0.1, missing="her government post"), FULL, T)
     assert "her government post" in decision.reason
+
+
+def test_an_uncovered_sub_query_goes_to_the_web_even_when_the_judge_is_confident():
+    decision = decide(Verdict(True, 0.95, next_action="answer"), FULL, T, uncovered=("Ed Wood",))
+    assert decision.action == "search_web" and decision.queries == ("Ed Wood",)
+
+
+def test_uncovered_without_web_budget_falls_back_to_the_judge():
+    decision = decide(Verdict(True, 0.95, next_action="answer"), Budget(2, 0), T, uncovered=("Ed Wood",))
+    assert decision.action == "answer"

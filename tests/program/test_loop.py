@@ -63,7 +63,7 @@ def test_rewrite_never_repeats_a_tried_query():
 def test_web_search_adds_web_evidence_and_refines():
     web = FakeWeb(WEB)
     lm = scripted_lm(PLAN, {"answer": "Not in evidence."}, verdict(False, 0.1, "search_web", ["Shirley Temple career"], "her position"),
-                     {"answer": "Chief of Protocol [3]."}, verdict(True, 0.9, "answer"))
+                     {"answer": "Chief of Protocol [2]."}, verdict(True, 0.9, "answer"))
     result = run(lm, web=web)
     assert actions(result) == ["decompose", "retrieve", "draft", "search_web", "answer"]
     assert web.queries == ["Shirley Temple career"]
@@ -159,3 +159,15 @@ def test_loading_bad_thresholds_fails_and_leaves_the_program_unchanged(tmp_path)
     with pytest.raises(ValueError):
         rag.load_state(state)
     assert rag.thresholds == Thresholds()
+
+
+def test_a_sub_query_the_collection_does_not_cover_is_searched_on_the_web():
+    weak = [passage("Ed Wood Sr.", "Ed Wood Sr. was a plantation owner.", similarity=0.3)]
+    web = FakeWeb([passage("Ed Wood", "Ed Wood was an American filmmaker.", source="web")])
+    plan = {"sub_queries": ["Ed Wood"], "query_type": "factual", "key_concepts": ["Ed Wood"]}
+    lm = scripted_lm(plan, {"answer": "A plantation owner [1]."}, verdict(True, 0.95, "answer"),
+                     {"answer": "American [2]."}, verdict(True, 0.95, "answer"))
+    result = run(lm, web=web, search=FakeSearch(weak))
+    assert actions(result) == ["decompose", "retrieve", "draft", "search_web", "answer"]
+    assert web.queries == ["Ed Wood"] and "similarity under 0.55" in result.trace.steps[3].reason
+    assert result.citations[0].title == "Ed Wood"

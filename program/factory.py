@@ -1,0 +1,44 @@
+"""Build a ready GatedRAG from settings: the index search, the web backend and the thresholds.
+
+It opens stores and backends but starts no LM; `program.lm_profiles` does that.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from program.loop import GatedRAG
+from program.retriever import HybridSearch
+from program.settings import Settings
+from program.store import open_client
+from program.web_search import WebSearch, build_web_search
+
+
+class IndexMissingError(RuntimeError):
+    pass
+
+
+def build_program(settings: Settings, program_path: Path | None = None, overrides: dict | None = None) -> GatedRAG:
+    """The loop over the settings' index and web backend; a compiled program's prompts, demos
+    and thresholds are loaded from `program_path`, then `overrides` (CLI flags) win."""
+    client = open_client(settings)
+    _require_collection(client, settings.collection, settings)
+    rag = GatedRAG(HybridSearch.from_settings(settings, "index"), web=_web(settings, client))
+    if program_path:
+        rag.load(program_path)
+    rag.thresholds = rag.thresholds.model_copy(update=overrides or {})
+    return rag
+
+
+def _web(settings: Settings, client) -> WebSearch | None:
+    if settings.resolved_web_backend == "tavily":
+        return build_web_search(settings)
+    if not client.collection_exists(settings.web_collection):
+        return None  # no offline web corpus: the gate never picks search_web
+    return build_web_search(settings, HybridSearch.from_settings(settings, "web"))
+
+
+def _require_collection(client, name: str, settings: Settings) -> None:
+    if not client.collection_exists(name):
+        where = settings.qdrant_url or settings.qdrant_path
+        raise IndexMissingError(f"no collection {name!r} in {where}; build it first with: python -m program index")

@@ -1,0 +1,111 @@
+"""LM profiles: what each builds, that secrets stay out of reprs and saved state, and one real local run."""
+
+from __future__ import annotations
+
+import urllib.request
+from typing import Literal
+
+import dspy
+import pytest
+
+from program import lm_profiles
+from program.lm_profiles import build_lm
+from program.settings import Settings
+
+SECRET = "sk-test-SECRET0123456789"
+
+
+def settings(**overrides) -> Settings:
+    # explicit, so an OPENAI_API_KEY in the environment cannot change the outcome
+    return Settings(_env_file=None, **{"openai_api_key": None, **overrides})
+
+
+class FakeServer:
+    def __init__(self, model_path):
+        self.model_path, self.base_url, self.closed = model_path, "http://127.0.0.1:5555", False
+
+    def close(self):
+        self.closed = True
+
+
+@pytest.fixture
+def fake_local(monkeypatch, tmp_path):
+    """The local profile without weights or llama.cpp: records the server it started."""
+    started = []
+    monkeypatch.setattr(lm_profiles, "assemble_gguf", lambda model, cache: tmp_path / f"{model}.gguf")
+    monkeypatch.setattr(lm_profiles, "LocalServer", lambda path: started.append(FakeServer(path)) or started[-1])
+    return started
+
+
+def test_local_profile_points_dspy_at_the_server(fake_local, tmp_path):
+    handle = build_lm(settings(profile="local", local_model="qwen2.5-coder-1.5b", lm_max_tokens=300, data_dir=tmp_path))
+    assert handle.profile == "local" and "qwen2.5-coder-1.5b" in handle.description
+    assert fake_local[0].model_path.name == "qwen2.5-coder-1.5b.gguf"
+    assert handle.lm.model == "llamacpp/qwen2.5-coder-1.5b"  # names the weights: DSPy's cache key ignores api_base
+    assert handle.lm.kwargs["api_base"] == "http://127.0.0.1:5555/v1"
+    assert (handle.lm.kwargs["temperature"], handle.lm.kwargs["max_tokens"]) == (0, 300)
+    handle.close()
+    assert fake_local[0].closed
+
+
+def test_local_lm_is_declared_to_honour_json_schema(fake_local, tmp_path):
+    # so JSONAdapter sends response_format json_schema, which llama.cpp turns into a grammar
+    lm = build_lm(settings(profile="local", data_dir=tmp_path)).lm
+    assert lm.supports_response_schema and "response_format" in lm.supported_params
+
+
+def test_local_profile_stops_the_server_if_the_lm_cannot_be_built(fake_local, tmp_path, monkeypatch):
+    def broken(*args, **kwargs):
+        raise RuntimeError("no")
+
+    monkeypatch.setattr(dspy, "LM", broken)
+    with pytest.raises(RuntimeError):
+        build_lm(settings(profile="local", data_dir=tmp_path))
+    assert fake_local[0].closed
+
+
+@pytest.mark.parametrize(("name", "model"), [("gpt-4o-mini", "openai/gpt-4o-mini"),
+                                             ("anthropic/claude-3-5-haiku", "anthropic/claude-3-5-haiku")])
+def test_openai_profile_takes_any_litellm_model_string(name, model):
+    handle = build_lm(settings(profile="openai", openai_model=name, openai_api_key=SECRET))
+    assert (handle.profile, handle.lm.model) == ("openai", model)
+    assert handle.lm.kwargs["api_key"] == SECRET
+
+
+def test_api_key_stays_out_of_repr_and_saved_state():
+    handle = build_lm(settings(profile="openai", openai_api_key=SECRET))
+    assert SECRET not in repr(handle) and SECRET not in handle.description
+    assert SECRET not in str(handle.lm.dump_state())
+
+
+def test_openai_profile_without_a_key_says_what_to_set():
+    with pytest.raises(ValueError, match="OPENAI_API_KEY"):
+        build_lm(settings(profile="openai"))
+
+
+def test_unknown_profile_names_the_valid_ones():
+    bogus = settings().model_copy(update={"profile": "bogus"})
+    with pytest.raises(ValueError, match="local, openai"):
+        build_lm(bogus)
+
+
+class Classify(dspy.Signature):
+    """Classify the question and extract its key terms."""
+
+    question: str = dspy.InputField()
+    about_a_place: bool = dspy.OutputField()
+    kind: Literal["person", "place", "thing"] = dspy.OutputField()
+    key_terms: list[str] = dspy.OutputField()
+
+
+@pytest.mark.real_lm
+def test_real_local_model_gives_typed_outputs(tmp_path):
+    handle = build_lm(settings(profile="local", data_dir=tmp_path, lm_max_tokens=128), cache=False)
+    base_url = handle._server.base_url
+    with handle, dspy.context(lm=handle.lm, adapter=dspy.JSONAdapter()):
+        pred = dspy.Predict(Classify)(question="In which city is the Eiffel Tower?")
+    assert isinstance(pred.about_a_place, bool)
+    assert pred.kind in ("person", "place", "thing")
+    assert isinstance(pred.key_terms, list) and all(isinstance(t, str) for t in pred.key_terms)
+    with pytest.raises(OSError):  # closing the handle stopped the server
+        urllib.request.urlopen(f"{base_url}/health", timeout=2)
