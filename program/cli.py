@@ -24,7 +24,7 @@ def main(argv: list[str] | None = None) -> int:
     except UsageError as error:
         print(f"error: {error}", file=sys.stderr)
         return 2
-    except (FileNotFoundError, RuntimeError, ValueError) as error:
+    except (FileNotFoundError, RuntimeError, ValueError) as error:  # data, index, model or config missing
         print(f"error: {error}", file=sys.stderr)
         return 1
     except KeyboardInterrupt:

@@ -18,6 +18,7 @@ from typing import NamedTuple
 from fastembed import SparseTextEmbedding, TextEmbedding
 from qdrant_client import models
 
+from program.errors import ModelNotInstalledError
 from program.settings import Settings
 
 ASSETS = Path(__file__).parent / "assets"
@@ -30,10 +31,6 @@ SPARSE_MODEL = "Qdrant/bm25"
 BM25_AVG_LEN = 64.0
 # Stored with every point's text hash: changing a model or a BM25 parameter re-embeds everything.
 VERSION = f"minilm-l6-int8+bm25-avg{BM25_AVG_LEN:g}"
-
-
-class ModelNotInstalledError(ImportError):
-    """The package that ships the embedding model's weights is not installed."""
 
 
 class Embedding(NamedTuple):

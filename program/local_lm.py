@@ -18,11 +18,9 @@ import urllib.request
 from dataclasses import dataclass
 from pathlib import Path
 
+from program.errors import ModelNotInstalledError
+
 _CHUNK = 8 << 20
-
-
-class ModelNotInstalledError(RuntimeError):
-    """A weight part package is not installed."""
 
 
 class ModelIntegrityError(RuntimeError):

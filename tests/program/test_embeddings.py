@@ -7,7 +7,8 @@ import numpy as np
 import pytest
 
 from program import embeddings
-from program.embeddings import ModelNotInstalledError, assemble_model_dir, load_embedder
+from program.embeddings import assemble_model_dir, load_embedder
+from program.errors import ModelNotInstalledError
 from program.settings import Settings
 
 

@@ -1,0 +1,52 @@
+"""The whole loop with the real local LM, a real (in-memory) index and the offline web backend.
+
+The collection lacks the paragraph about Ed Wood, which only the offline web corpus holds, as in
+the HotpotQA web-holdout split.
+"""
+
+import dspy
+import pytest
+from qdrant_client import QdrantClient
+
+from program.chunking import Document
+from program.indexing import index_documents
+from program.lm_profiles import build_lm
+from program.loop import GatedRAG
+from program.retriever import HybridSearch
+from program.settings import Settings
+from program.web_search import OfflineWeb
+
+LOCAL = [
+    ("Scott Derrickson", "Scott Derrickson (born July 16, 1966) is an American director, screenwriter and producer.  He lives in Los Angeles, California."),
+    ("Doctor Strange (2016 film)", "Doctor Strange is a 2016 American superhero film directed by Scott Derrickson."),
+    ("Woodson, Arkansas", "Woodson is a census-designated place in Pulaski County, Arkansas."),
+    ("Conrad Brooks", "Conrad Brooks is an American actor who appeared in films of the 1950s."),
+]
+WEB = [
+    ("Ed Wood", "Edward Davis Wood Jr. (October 10, 1924 – December 10, 1978) was an American filmmaker, actor, writer, producer, and director."),
+    ("Ed Wood (film)", "Ed Wood is a 1994 American biographical period comedy-drama film directed by Tim Burton."),
+]
+
+
+def _collection(client, name, pages):
+    index_documents(client, name, [Document(doc_id=t, title=t, text=x) for t, x in pages], progress=False)
+    return HybridSearch(client, name, source="web" if name == "web" else "index")
+
+
+@pytest.mark.real_lm
+def test_the_loop_searches_the_web_for_what_the_collection_lacks_and_cites_it(tmp_path):
+    client = QdrantClient(":memory:")
+    rag = GatedRAG(_collection(client, "docs", LOCAL), web=OfflineWeb(_collection(client, "web", WEB)))
+    with build_lm(Settings(profile="local", data_dir=tmp_path), cache=False) as handle:
+        with dspy.context(lm=handle.lm, adapter=dspy.JSONAdapter(), track_usage=True):
+            result = rag(question="Were Scott Derrickson and Ed Wood of the same nationality?").result
+
+    actions = [s.action for s in result.trace.steps]
+    assert actions[:3] == ["decompose", "retrieve", "draft"]
+    assert "search_web" in actions
+    assert result.trace.ended in {"answered", "budget_exhausted", "max_iterations"}
+    assert any(p.source == "web" and p.title.startswith("Ed Wood") for p in result.evidence)
+    shown = {p.chunk_id for p in result.evidence}
+    assert result.citations and all(c.chunk_id in shown for c in result.citations)
+    assert result.trace.resources.lm.calls >= 4 and result.trace.resources.lm.prompt > 0
+    assert result.answer.strip()
