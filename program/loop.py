@@ -30,11 +30,13 @@ class GatedRAG(dspy.Module):
     def __init__(self, search: Search, web: WebSearch | None = None, thresholds: Thresholds | None = None):
         super().__init__()
         # subtle: these attribute names are the keys of the saved JSON; renaming one breaks load().
-        self.decompose = dspy.Predict(Decompose)
-        self.judge = dspy.Predict(JudgeSufficiency)
-        self.rewrite = dspy.Predict(RewriteQuery)
-        self.synthesize = dspy.Predict(SynthesizeAnswer)
-        self.refine = dspy.Predict(RefineAnswer)
+        # Output caps sized to each signature's fields: a small model in JSON-grammar mode can
+        # loop on a list until the cap, and every runaway token costs ~25 ms on 2 cores.
+        self.decompose = dspy.Predict(Decompose, max_tokens=160)
+        self.judge = dspy.Predict(JudgeSufficiency, max_tokens=320)
+        self.rewrite = dspy.Predict(RewriteQuery, max_tokens=96)
+        self.synthesize = dspy.Predict(SynthesizeAnswer, max_tokens=192)
+        self.refine = dspy.Predict(RefineAnswer, max_tokens=192)
         self.search = search
         self.web = web
         self.thresholds = thresholds or Thresholds()

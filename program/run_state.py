@@ -72,10 +72,11 @@ class RunState:
             setattr(self.timing, name, getattr(self.timing, name) + time.perf_counter() - started)
 
     def uncovered(self) -> tuple[str, ...]:
-        """Sub-queries the collection has no close passage for, not yet searched on the web."""
+        """Doc queries (sub-queries and rewrites) the collection has no close passage for, newest
+        first, not yet searched on the web: a second hop's entity is often found only this way."""
         floor = self.thresholds.coverage_similarity
-        return tuple(q for q in self.sub_queries if q not in self.searched_web
-                     and (best := self.best_similarity.get(q)) is not None and best < floor)
+        return tuple(q for q, best in reversed(self.best_similarity.items())
+                     if q not in self.searched_web and best is not None and best < floor)
 
     def count_lm_call(self) -> None:
         if self._current is not None:
