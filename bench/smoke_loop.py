@@ -1,7 +1,9 @@
 """Run the loop on the first N smoke questions with the configured LM profile and report time,
 LM calls and whether the held-out gold paragraph was found (in the evidence) and cited.
 
-    python bench/smoke_loop.py [N]
+    python bench/smoke_loop.py [N] [--holdout-only]
+
+`--holdout-only` takes the first N smoke questions that have a held-out gold paragraph.
 
 DSPy's response cache is off, so the times are real. Until the eval harness lands
 (`python -m optimize eval`), this is the quick end-to-end check.
@@ -21,7 +23,7 @@ from program.lm_profiles import build_lm
 from program.settings import Settings
 
 
-def main(n: int) -> None:
+def main(n: int, holdout_only: bool = False) -> None:
     settings = Settings()
     splits = json.loads((settings.hotpotqa_dir / "splits.json").read_text())
     rows = {r["question_id"]: r for r in map(json.loads, (settings.hotpotqa_dir / "dev_distractor_500.jsonl").open())}
@@ -31,7 +33,8 @@ def main(n: int) -> None:
     with build_lm(settings, cache=False) as handle:
         print(f"profile: {handle.description}", file=sys.stderr)
         dspy.configure(lm=handle.lm, adapter=dspy.JSONAdapter(), track_usage=True)
-        for qid in splits["smoke_ids"][:n]:
+        qids = [q for q in splits["smoke_ids"] if q in holdout or not holdout_only][:n]
+        for qid in qids:
             records.append(_record(rag, rows[qid], holdout.get(qid)))
             print(json.dumps(records[-1]), flush=True)
     _summary(records)
@@ -58,4 +61,5 @@ def _summary(records: list[dict]) -> None:
 
 
 if __name__ == "__main__":
-    main(int(sys.argv[1]) if len(sys.argv) > 1 else 10)
+    args = [a for a in sys.argv[1:] if not a.startswith("--")]
+    main(int(args[0]) if args else 10, holdout_only="--holdout-only" in sys.argv)

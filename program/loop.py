@@ -41,8 +41,10 @@ class GatedRAG(dspy.Module):
         self.web = web
         self.thresholds = thresholds or Thresholds()
 
-    def forward(self, question: str) -> dspy.Prediction:
-        run = RunState(question=question, thresholds=self.thresholds.model_copy())
+    def forward(self, question: str, time_limit_s: float | None = None) -> dspy.Prediction:
+        """`time_limit_s`: past it, the loop stops judging and returns its current draft, ended
+        "budget_exhausted" with a warning (a service's per-request timeout, an eval's per-example one)."""
+        run = RunState(question=question, thresholds=self.thresholds.model_copy(), time_limit_s=time_limit_s)
         draft = NO_ANSWER
         try:
             self._decompose(run)
@@ -51,6 +53,8 @@ class GatedRAG(dspy.Module):
             with run.step("draft", "first answer from the retrieved evidence"):
                 draft = self._draft(run)
             for _ in range(run.thresholds.max_iterations):
+                if run.out_of_time():
+                    break
                 with run.step("answer") as step:  # the gate below sets the real action
                     verdict = self._judge(run, draft)
                     decision = decide(verdict, self._budget(run), run.thresholds, run.uncovered())
@@ -85,14 +89,15 @@ class GatedRAG(dspy.Module):
                                  question=run.question)
             run.sub_queries = _clean_queries(plan.sub_queries, limit=4) or [run.question]
             run.query_type = plan.query_type
+            run.key_concepts = _clean_queries(plan.key_concepts, limit=8)
             step.queries = run.sub_queries
 
     def _retrieve(self, run: RunState, step, queries: list[str]) -> None:
         t = run.thresholds
         with run.timed("retrieval"):
             hits = {q: self.search(q, t.top_k) for q in queries}
-        for q, found in hits.items():
-            run.best_similarity[q] = max((p.similarity for p in found if p.similarity is not None), default=None)
+        for q, passages in hits.items():
+            run.best_similarity[q] = max((p.similarity for p in passages if p.similarity is not None), default=None)
         found = [p for q in queries for p in hits[q]]
         kept = [p for p in found if p.similarity is None or p.similarity >= t.score_floor]
         if len(kept) < len(found):
@@ -149,7 +154,8 @@ class GatedRAG(dspy.Module):
 
     def _show(self, run: RunState, cited: set[int]) -> str:
         t = run.thresholds
-        focus = " ".join([run.question, *run.sub_queries, *run.memory.gaps])
+        # the key concepts and gaps pick which sentences of each passage survive the trim
+        focus = " ".join([run.question, *run.sub_queries, *run.key_concepts, *run.memory.gaps])
         run.shown = run.pool.render(focus, t.evidence_tokens, t.passage_tokens, cited)
         return format_evidence(run.shown) or "(no evidence found)"
 

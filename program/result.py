@@ -69,8 +69,10 @@ class Trace(BaseModel):
     resources: Resources = Resources()
     query_type: str = "factual"
     sub_queries: list[str] = []
+    key_concepts: list[str] = []
     known_facts: list[str] = []
     gaps: list[str] = []
+    summary: str = Field("", description="the judge's last one-line account of what is still missing")
 
 
 class Source(BaseModel):

@@ -40,10 +40,12 @@ class RunState:
     shown: list[Shown] = field(default_factory=list)
     query_type: str = "factual"
     sub_queries: list[str] = field(default_factory=list)
+    key_concepts: list[str] = field(default_factory=list)
     confidence: float = 0.0
     best_similarity: dict[str, float | None] = field(default_factory=dict)  # query -> best dense similarity
     searched_web: set[str] = field(default_factory=set)
     ended: Ending = "answered"
+    time_limit_s: float | None = None
     _started: float = field(default_factory=time.perf_counter)
     _current: Step | None = None
 
@@ -78,6 +80,15 @@ class RunState:
         return tuple(q for q, best in reversed(self.best_similarity.items())
                      if q not in self.searched_web and best is not None and best < floor)
 
+    def out_of_time(self) -> bool:
+        """True once the time limit has passed; it ends the run as budget_exhausted, with a warning."""
+        elapsed = time.perf_counter() - self._started
+        if self.time_limit_s is None or elapsed < self.time_limit_s:
+            return False
+        self.ended = "budget_exhausted"
+        self.warn(f"time limit of {self.time_limit_s:g} s reached after {elapsed:.1f} s: returned the current draft")
+        return True
+
     def count_lm_call(self) -> None:
         if self._current is not None:
             self._current.lm.calls += 1
@@ -95,7 +106,8 @@ class RunState:
         self.timing = Timing(**{k: round(v, 3) for k, v in self.timing.model_dump().items()})
         citations = self._citations(answer)
         trace = Trace(steps=self.steps, ended=self.ended, resources=self.resources, query_type=self.query_type,
-                      sub_queries=self.sub_queries, known_facts=self.memory.facts, gaps=self.memory.gaps)
+                      sub_queries=self.sub_queries, key_concepts=self.key_concepts, known_facts=self.memory.facts,
+                      gaps=self.memory.gaps, summary=self.memory.summary)
         return Result(question=self.question, answer=answer, citations=citations, confidence=round(self.confidence * 100),
                       sources=_sources(citations), warnings=self.warnings, timing=self.timing, trace=trace,
                       evidence=[s.passage for s in self.shown])

@@ -171,3 +171,22 @@ def test_a_sub_query_the_collection_does_not_cover_is_searched_on_the_web():
     assert actions(result) == ["decompose", "retrieve", "draft", "search_web", "answer"]
     assert web.queries == ["Ed Wood"] and "similarity under 0.55" in result.trace.steps[3].reason
     assert result.citations[0].title == "Ed Wood"
+
+
+def test_a_spent_time_limit_returns_the_draft_as_budget_exhausted():
+    lm = scripted_lm(PLAN, {"answer": "Shirley Temple [1]."})
+    rag = GatedRAG(FakeSearch(DOCS))
+    with dspy.context(lm=lm):
+        result = rag(question="Who played Corliss Archer?", time_limit_s=0).result
+    assert actions(result) == ["decompose", "retrieve", "draft"]
+    assert result.trace.ended == "budget_exhausted" and result.answer == "Shirley Temple [1]."
+    assert any("time limit" in w for w in result.warnings)
+
+
+def test_the_trace_carries_the_compressed_memory():
+    result = run(scripted_lm(PLAN, {"answer": "x [1]"}, verdict(True, 0.3, "answer", missing="her later career"),
+                             {"queries": ["q2"]}, {"answer": "y [1]"}),
+                 thresholds=Thresholds(max_iterations=1))
+    assert result.trace.key_concepts == ["Corliss Archer"]
+    assert result.trace.summary == "her later career"
+    assert result.trace.known_facts == ["Shirley Temple played Corliss Archer [1]"]
