@@ -67,10 +67,12 @@ class EvidencePool:
             self.passages.append(p)
         return len(self.passages) - before
 
-    def render(self, focus: str, max_tokens: int, passage_tokens: int, cited: set[int] = frozenset()) -> list[Shown]:
+    def render(self, focus: str, max_tokens: int, passage_tokens: int, cited: set[int] = frozenset(),
+               new_and_cited_only: bool = False) -> list[Shown]:
         """Pick what the LM sees: passages new since the last render first, then the ones the
-        draft cites, then the rest by retrieval score; each trimmed to its best sentences."""
-        order = self._priority(cited)
+        draft cites, then (unless `new_and_cited_only`) the rest by retrieval score; each
+        trimmed to its best sentences."""
+        order = self._priority(cited, new_and_cited_only)
         self._fresh = []
         focus_terms = terms(focus)
         shown, used = [], 0
@@ -83,14 +85,15 @@ class EvidencePool:
             used += cost
         return shown
 
-    def _priority(self, cited: set[int]) -> list[int]:
+    def _priority(self, cited: set[int], new_and_cited_only: bool) -> list[int]:
         def best_first(indices):
             # subtle: fused (RRF) scores are rank-based, so sorting them interleaves the
             # top hits of every query instead of letting the first query fill the budget.
             return sorted(indices, key=lambda i: -self.passages[i].score)
 
         cited_ids = [n - 1 for n in sorted(cited) if 0 < n <= len(self.passages)]
-        return list(dict.fromkeys(best_first(self._fresh) + cited_ids + best_first(range(len(self.passages)))))
+        rest = [] if new_and_cited_only else best_first(range(len(self.passages)))
+        return list(dict.fromkeys(best_first(self._fresh) + cited_ids + rest))
 
 
 def format_evidence(shown: list[Shown]) -> str:

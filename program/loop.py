@@ -60,19 +60,27 @@ class GatedRAG(dspy.Module):
                     decision = decide(verdict, self._budget(run), run.thresholds, run.uncovered())
                     step.action, step.reason, step.confidence = decision.action, decision.reason, verdict.confidence
                     run.resources.iterations += 1
+                    next_hop: tuple[str, ...] = ()
                     if decision.action == "answer":
                         run.ended = decision.ended
                         break
                     if decision.action == "query_docs":
                         run.resources.doc_queries += 1
                         self._retrieve(run, step, self._rewrite(run, verdict))
-                        draft = self._draft(run)
+                        next_hop = run.uncovered() if self._budget(run).web_searches_left else ()
+                        if not next_hop:
+                            draft = self._draft(run)
                     elif decision.action == "search_web":
-                        run.resources.web_searches += 1
-                        self._search_web(run, step, list(decision.queries or verdict.queries) or [verdict.missing or question])
-                        draft = self._refine(run, draft, list(verdict.gaps) or [verdict.missing])
+                        draft = self._web_round(run, step, list(decision.queries or verdict.queries) or [verdict.missing or question],
+                                                draft, verdict)
                     elif decision.action == "refine":
                         draft = self._refine(run, draft, list(verdict.queries or verdict.gaps))
+                if next_hop:
+                    # a rewrite naming an entity the collection lacks (often the second hop)
+                    # goes straight to the web instead of spending a judge round on a known gap
+                    with run.step("search_web", f"the collection has no passage close to the rewritten "
+                                  f"{', '.join(map(repr, next_hop))}") as step:
+                        draft = self._web_round(run, step, list(next_hop), draft, verdict)
             else:
                 run.ended = "max_iterations" if run.thresholds.max_iterations else "answered"
         except Exception as error:  # noqa: BLE001 - a question ends with a result, never a crash
@@ -87,7 +95,9 @@ class GatedRAG(dspy.Module):
         with run.step("decompose") as step, run.timed("decompose"):
             plan = self._predict(run, self.decompose, dict(sub_queries=[], query_type="factual", key_concepts=[]),
                                  question=run.question)
-            run.sub_queries = _clean_queries(plan.sub_queries, limit=4) or [run.question]
+            # subtle: the question itself is always searched too: a small decomposer often drops
+            # the very entity the question names ("How many people can a theater seat?")
+            run.sub_queries = _clean_queries([run.question, *_as_list(plan.sub_queries)], limit=4)
             run.query_type = plan.query_type
             run.key_concepts = _clean_queries(plan.key_concepts, limit=8)
             step.queries = run.sub_queries
@@ -120,6 +130,12 @@ class GatedRAG(dspy.Module):
         run.memory.tried += queries
         run.searched_web |= set(queries)
 
+    def _web_round(self, run: RunState, step, queries: list[str], draft: str, verdict: Verdict) -> str:
+        """Search the web, then refine the draft over the new results and its cited passages."""
+        run.resources.web_searches += 1
+        self._search_web(run, step, queries)
+        return self._refine(run, draft, list(verdict.gaps) or [verdict.missing], new_and_cited_only=True)
+
     def _draft(self, run: RunState) -> str:
         evidence = self._show(run, cited=set())
         with run.timed("lm"):
@@ -145,18 +161,20 @@ class GatedRAG(dspy.Module):
         fresh = [q for q in _clean_queries(out.queries, limit=2) if q.lower() not in tried]
         return fresh or [f"{run.question} {verdict.missing}".strip()]
 
-    def _refine(self, run: RunState, draft: str, focus: list[str]) -> str:
-        evidence = self._show(run, cited=set(cited_numbers(draft)))
+    def _refine(self, run: RunState, draft: str, focus: list[str], new_and_cited_only: bool = False) -> str:
+        # subtle: after a web search the refiner sees only the new results and the passages the
+        # draft cites; with the whole pool in view the 0.5B kept citing the old passages
+        evidence = self._show(run, cited=set(cited_numbers(draft)), new_and_cited_only=new_and_cited_only)
         with run.timed("lm"):
             out = self._predict(run, self.refine, dict(answer=draft), question=run.question, draft=draft,
                                 evidence=evidence, focus=[f for f in focus if f])
         return out.answer or draft
 
-    def _show(self, run: RunState, cited: set[int]) -> str:
+    def _show(self, run: RunState, cited: set[int], new_and_cited_only: bool = False) -> str:
         t = run.thresholds
         # the key concepts and gaps pick which sentences of each passage survive the trim
         focus = " ".join([run.question, *run.sub_queries, *run.key_concepts, *run.memory.gaps])
-        run.shown = run.pool.render(focus, t.evidence_tokens, t.passage_tokens, cited)
+        run.shown = run.pool.render(focus, t.evidence_tokens, t.passage_tokens, cited, new_and_cited_only)
         return format_evidence(run.shown) or "(no evidence found)"
 
     def _predict(self, run: RunState, predictor: dspy.Predict, fallback: dict, **inputs) -> dspy.Prediction:
@@ -187,10 +205,13 @@ class GatedRAG(dspy.Module):
         return self
 
 
+def _as_list(items) -> list:
+    return [items] if isinstance(items, str) else list(items or [])
+
+
 def _clean_queries(queries, limit: int) -> list[str]:
-    if isinstance(queries, str):
-        queries = [queries]
-    cleaned = [q.strip() for q in queries or [] if isinstance(q, str) and q.strip()]
+    queries = _as_list(queries)
+    cleaned = [q.strip() for q in queries if isinstance(q, str) and q.strip()]
     return list(dict.fromkeys(cleaned))[:limit]
 
 

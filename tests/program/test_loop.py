@@ -13,6 +13,7 @@ DOCS = [
 ]
 WEB = [passage("Shirley Temple", "Shirley Temple served as Chief of Protocol of the United States.", source="web")]
 
+QUESTION = "Which office did the star of the film hold later?"  # shares only "film" with DOCS
 PLAN = {"sub_queries": ["Kiss and Tell film"], "query_type": "factual", "key_concepts": ["Corliss Archer"]}
 
 
@@ -24,7 +25,7 @@ def verdict(sufficient, confidence, action, queries=(), missing=""):
 def run(lm, thresholds=None, web=None, search=None):
     rag = GatedRAG(search or FakeSearch(DOCS), web=web, thresholds=thresholds)
     with dspy.context(lm=lm):
-        return rag(question="What position did the actress who played Corliss Archer hold?").result
+        return rag(question=QUESTION).result
 
 
 def actions(result):
@@ -48,7 +49,7 @@ def test_low_confidence_rewrites_and_requeries_with_new_queries():
     assert actions(result) == ["decompose", "retrieve", "draft", "query_docs", "answer"]
     requery = result.trace.steps[3]
     assert requery.queries == ["Meet Corliss Archer radio"] and requery.new_passages == 1
-    assert search.queries == ["Kiss and Tell film", "Meet Corliss Archer radio"]
+    assert search.queries == [QUESTION, "Kiss and Tell film", "Meet Corliss Archer radio"]
     assert result.trace.resources.doc_queries == 1
 
 
@@ -190,3 +191,15 @@ def test_the_trace_carries_the_compressed_memory():
     assert result.trace.key_concepts == ["Corliss Archer"]
     assert result.trace.summary == "her later career"
     assert result.trace.known_facts == ["Shirley Temple played Corliss Archer [1]"]
+
+
+def test_a_rewrite_the_collection_does_not_cover_goes_straight_to_the_web():
+    docs = DOCS + [passage("Temple Bar", "Temple Bar is a street in Dublin.", similarity=0.3)]
+    web = FakeWeb(WEB)
+    lm = scripted_lm(PLAN, {"answer": "Unknown [1]."}, verdict(False, 0.2, "query_docs", missing="her office"),
+                     {"queries": ["Bar office"]}, {"answer": "Chief of Protocol [3]."}, verdict(True, 0.9, "answer"))
+    result = run(lm, web=web, search=FakeSearch(docs))
+    assert actions(result) == ["decompose", "retrieve", "draft", "query_docs", "search_web", "answer"]
+    assert web.queries == ["Bar office"] and "rewritten 'Bar office'" in result.trace.steps[4].reason
+    assert result.trace.resources.lm.calls == 6  # no draft between the doc query and the web round
+    assert result.citations[0].source == "web"
