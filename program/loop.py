@@ -16,6 +16,7 @@ from pydantic import ValidationError
 from signatures import Decompose, JudgeSufficiency, RefineAnswer, RewriteQuery, SynthesizeAnswer
 from program.evidence import format_evidence
 from program.gate import Budget, Verdict, decide
+from program.hints import Hints
 from program.passage import Passage
 from program.citations import cited_numbers
 from program.run_state import RunState
@@ -41,13 +42,16 @@ class GatedRAG(dspy.Module):
         self.web = web
         self.thresholds = thresholds or Thresholds()
 
-    def forward(self, question: str, time_limit_s: float | None = None) -> dspy.Prediction:
-        """`time_limit_s`: past it, the loop stops judging and returns its current draft, ended
-        "budget_exhausted" with a warning (a service's per-request timeout, an eval's per-example one)."""
-        run = RunState(question=question, thresholds=self.thresholds.model_copy(), time_limit_s=time_limit_s)
+    def forward(self, question: str, hints: Hints | None = None, time_limit_s: float | None = None) -> dspy.Prediction:
+        """`hints`: see `program.hints.Hints`. `time_limit_s`: past it, the loop stops judging and
+        returns its current draft, ended "budget_exhausted" with a warning (a service's
+        per-request timeout, an eval's per-example one)."""
+        hints = hints or Hints()
+        run = RunState(question=question, thresholds=hints.apply(self.thresholds), time_limit_s=time_limit_s,
+                       constraints=hints.constraints)
         draft = NO_ANSWER
         try:
-            self._decompose(run)
+            self._decompose(run, hints)
             with run.step("retrieve", f"{run.query_type} question, {len(run.sub_queries)} sub-queries") as step:
                 self._retrieve(run, step, run.sub_queries)
             with run.step("draft", "first answer from the retrieved evidence"):
@@ -91,14 +95,15 @@ class GatedRAG(dspy.Module):
 
     # --- steps -------------------------------------------------------------------------
 
-    def _decompose(self, run: RunState) -> None:
+    def _decompose(self, run: RunState, hints: Hints) -> None:
         with run.step("decompose") as step, run.timed("decompose"):
             plan = self._predict(run, self.decompose, dict(sub_queries=[], query_type="factual", key_concepts=[]),
-                                 question=run.question)
+                                 question=run.question, known_context=hints.known_context or "(nothing)")
             # subtle: the question itself is always searched too: a small decomposer often drops
             # the very entity the question names ("How many people can a theater seat?")
-            run.sub_queries = _clean_queries([run.question, *_as_list(plan.sub_queries)], limit=4)
-            run.query_type = plan.query_type
+            queries = _clean_queries([run.question, *_as_list(plan.sub_queries)], limit=4)
+            run.sub_queries = [f"{q} {hints.constraints}".strip() for q in queries]
+            run.query_type = hints.intent or plan.query_type
             run.key_concepts = _clean_queries(plan.key_concepts, limit=8)
             step.queries = run.sub_queries
 
@@ -146,7 +151,7 @@ class GatedRAG(dspy.Module):
         evidence = self._show(run, cited=set(cited_numbers(draft)))
         with run.timed("lm"):
             out = self._predict(run, self.judge, {}, question=run.question, evidence=evidence, draft=draft,
-                                known_facts=run.memory.facts)
+                                known_facts=run.memory.facts, constraints=run.constraints or "(none)")
         verdict = _verdict(out)
         run.confidence = verdict.confidence if verdict.sufficient else min(verdict.confidence, 0.5)
         run.memory.facts = list(dict.fromkeys(run.memory.facts + list(verdict.facts)))[-8:]

@@ -46,6 +46,7 @@ class RunState:
     searched_web: set[str] = field(default_factory=set)
     ended: Ending = "answered"
     time_limit_s: float | None = None
+    constraints: str = ""
     _started: float = field(default_factory=time.perf_counter)
     _current: Step | None = None
 

@@ -13,6 +13,7 @@ class Decompose(dspy.Signature):
     the question's exact names and titles in the queries."""
 
     question: str = dspy.InputField()
+    known_context: str = dspy.InputField(desc="what the asker already knows; plan no query for it")
     sub_queries: list[str] = dspy.OutputField(desc="1 to 4 short search queries, most important first")
     query_type: QueryType = dspy.OutputField(desc="comparison when two things are compared, else factual unless a how-to or open topic")
     key_concepts: list[str] = dspy.OutputField(desc="the named entities and terms the answer depends on")

@@ -20,6 +20,7 @@ class JudgeSufficiency(dspy.Signature):
     evidence: str = dspy.InputField(desc="numbered passages [n], best first")
     draft: str = dspy.InputField(desc="the current draft answer with [n] citations")
     known_facts: list[str] = dspy.InputField(desc="facts established in earlier steps")
+    constraints: str = dspy.InputField(desc="requirements the answer must meet, e.g. include code examples")
     sufficient: bool = dspy.OutputField(desc="true only if the evidence states every fact the answer needs")
     confidence: float = dspy.OutputField(desc="0.0 to 1.0: how sure you are the draft is correct and supported")
     missing: str = dspy.OutputField(desc="the fact still unknown; empty when sufficient")

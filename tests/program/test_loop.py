@@ -3,6 +3,7 @@
 import dspy
 import pytest
 
+from program.hints import Hints
 from program.loop import GatedRAG
 from program.thresholds import Thresholds
 from tests.conftest import FakeSearch, FakeWeb, passage, scripted_lm
@@ -203,3 +204,25 @@ def test_a_rewrite_the_collection_does_not_cover_goes_straight_to_the_web():
     assert web.queries == ["Bar office"] and "rewritten 'Bar office'" in result.trace.steps[4].reason
     assert result.trace.resources.lm.calls == 6  # no draft between the doc query and the web round
     assert result.citations[0].source == "web"
+
+
+def test_hints_steer_the_loop_without_changing_the_program():
+    search = FakeSearch(DOCS)
+    rag = GatedRAG(search)
+    lm = scripted_lm({**PLAN, "query_type": "exploratory"}, {"answer": "Shirley Temple [1]."})
+    hints = Hints(intent="comparison", constraints="in 1945", expansion_budget=0)
+    with dspy.context(lm=lm):
+        result = rag(question=QUESTION, hints=hints).result
+    assert actions(result) == ["decompose", "retrieve", "draft"]  # expansion budget 0: one retrieval pass
+    assert result.trace.query_type == "comparison"
+    assert all(q.endswith(" in 1945") for q in search.queries)
+    assert rag.thresholds == Thresholds()
+
+
+def test_known_context_and_constraints_reach_the_prompts():
+    lm = scripted_lm(PLAN, {"answer": "Shirley Temple [1]."}, verdict(True, 0.9, "answer"))
+    rag = GatedRAG(FakeSearch(DOCS))
+    with dspy.context(lm=lm):
+        rag(question=QUESTION, hints=Hints(known_context="She was an actress.", constraints="cite the film"))
+    prompts = [str(entry["messages"]) for entry in lm.history]
+    assert "She was an actress." in prompts[0] and "cite the film" in prompts[2]
