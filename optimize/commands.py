@@ -1,0 +1,121 @@
+"""The recipes behind `python -m optimize eval` and `compare`: check the input, build, run, print.
+
+Input is checked before anything is built or written. `eval` starts the LM once, configures
+DSPy once (JSONAdapter, usage tracking, as `program ask` does), and turns DSPy's response
+cache off unless asked: an eval measures real latency, and a cached call would also hide
+a baseline's cost behind the gated system's identical call.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from program.cli import UsageError, _settings as settings_from_args
+
+TEST_NOTICE = "notice: the test split is for final reports only; tune on smoke, dev and train"
+
+
+def eval_command(args: argparse.Namespace) -> int:
+    import dspy
+
+    from optimize.cli import DEFAULT_THREADS
+    from optimize.evaluate import RESULTS, run_eval
+    from optimize.examples import load_split
+    from optimize.systems import build_systems
+    from program.lm_profiles import build_lm
+
+    settings = _settings(args)
+    config, program_path = _eval_config(args, settings)
+    if config.split == "test":
+        print(TEST_NOTICE, file=sys.stderr)
+    examples = load_split(settings, config.split, config.limit)
+    programs = build_systems(settings, config.systems, program_path)
+    folder = args.out or config.folder(settings)
+    threads = args.threads or DEFAULT_THREADS[settings.resolved_profile]
+    print(f"run {config.run_id}: {len(examples)} questions x {len(programs)} systems, {threads} thread(s) -> {folder}",
+          file=sys.stderr)
+    try:
+        with build_lm(settings, cache=config.cache) as handle:
+            print(f"profile: {handle.description}", file=sys.stderr)
+            dspy.configure(lm=handle.lm, adapter=dspy.JSONAdapter(), track_usage=True)
+            params = {f"threshold.{k}": v for k, v in programs[next(iter(programs))].thresholds.model_dump().items()}
+            summary = run_eval(config, settings, folder, programs, examples, _scorer(config.judge, handle.lm), threads,
+                               params, args.progress)
+    except KeyboardInterrupt:
+        print(f"\ninterrupted: finished questions are saved in {folder / RESULTS}; run the same command to resume",
+              file=sys.stderr)
+        return 130
+    print(_overview(summary))
+    print(f"report: {folder / 'report.html'}")
+    return 0
+
+
+def compare_command(args: argparse.Namespace) -> int:
+    from optimize.compare import compare_runs, comparison_blocks, text_table
+    from optimize.document import to_markdown
+    from optimize.evaluate import RESULTS
+    from optimize.records import RecordLog
+
+    settings = _settings(args)
+    a, b = _run_folder(settings, args.run_a), _run_folder(settings, args.run_b)
+    comparison = compare_runs(a.name, RecordLog(a / RESULTS).read(), b.name, RecordLog(b / RESULTS).read())
+    if not comparison.systems:
+        raise UsageError(f"{a.name} and {b.name} share no system")
+    print(text_table(comparison))
+    out = args.out or b / "compare.md"
+    out.write_text(to_markdown(comparison_blocks(comparison), "."), encoding="utf-8")
+    print(f"written: {out}")
+    return 0
+
+
+def _eval_config(args: argparse.Namespace, settings):
+    from optimize.run_config import UNCOMPILED, EvalConfig, file_sha256
+    from optimize.systems import SYSTEMS
+
+    systems = list(dict.fromkeys(s.strip() for s in args.systems.split(",") if s.strip()))
+    unknown = [s for s in systems if s not in SYSTEMS]
+    if unknown or not systems:
+        raise UsageError(f"unknown system(s) {', '.join(unknown) or '(none given)'}; valid: {', '.join(SYSTEMS)}")
+    program_path = None if args.program == UNCOMPILED else Path(args.program)
+    if program_path is not None and not program_path.is_file():
+        raise UsageError(f"no compiled program at {program_path}; pass a program JSON or 'uncompiled'")
+    profile = settings.resolved_profile
+    config = EvalConfig(
+        dataset=args.dataset, split=args.split, systems=systems, limit=args.limit, judge=args.judge, profile=profile,
+        program=str(program_path.resolve()) if program_path else UNCOMPILED,
+        program_sha256=file_sha256(program_path) if program_path else "",
+        model=settings.local_model if profile == "local" else settings.openai_model,
+        time_limit_s=args.timeout, cache=args.cache)
+    return config, program_path
+
+
+def _scorer(judge_name: str, lm):
+    from metrics import CompositeWeights, build_support_judge, score_example
+
+    judge, weights = build_support_judge(judge_name, lm=lm if judge_name == "lm" else None), CompositeWeights()
+    return lambda example, pred: score_example(example, pred, judge, weights)
+
+
+def _run_folder(settings, name: str) -> Path:
+    from optimize.evaluate import RESULTS
+    from optimize.run_config import runs_dir
+
+    folder = Path(name) if Path(name).is_dir() else runs_dir(settings) / name
+    if not (folder / RESULTS).is_file():
+        raise UsageError(f"no eval run {name!r}: expected {folder / RESULTS}")
+    return folder
+
+
+def _settings(args: argparse.Namespace):
+    return settings_from_args(args, profile="profile", local_model="local_model", data_dir="data_dir")
+
+
+def _overview(summary) -> str:
+    from optimize.document import Table, to_text
+    from optimize.summary import MAIN
+
+    rows = [[s.system, str(s.n), *(f"{s.metrics[m].mean:.3f}" for m in MAIN), f"{s.latency_p50_s:.1f}",
+             ", ".join(f"{k} {v}" for k, v in s.status.items())] for s in summary.systems]
+    return to_text(Table(["system", "n", *MAIN, "p50 s", "status"], rows))

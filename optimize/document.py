@@ -1,0 +1,94 @@
+"""A report as a list of blocks (headings, text, tables, figures, code), rendered to Markdown and HTML.
+
+One structure, two renderings, so report.md and report.html never disagree. The HTML is
+self-contained (figures inlined as base64 PNG); the Markdown links the PNGs written beside it.
+This module knows nothing about evaluation.
+"""
+
+from __future__ import annotations
+
+import base64
+import html
+from dataclasses import dataclass
+
+
+@dataclass
+class Heading:
+    text: str
+    level: int = 2
+
+
+@dataclass
+class Text:
+    text: str
+
+
+@dataclass
+class Table:
+    headers: list[str]
+    rows: list[list[str]]
+
+
+@dataclass
+class Figure:
+    name: str  # file name under the figures folder, e.g. "latency.png"
+    png: bytes
+    caption: str
+
+
+@dataclass
+class Code:
+    text: str
+
+
+Block = Heading | Text | Table | Figure | Code
+CSS = ("body{font-family:system-ui,sans-serif;max-width:1100px;margin:2em auto;padding:0 1em;color:#222}"
+       "table{border-collapse:collapse;margin:1em 0;font-size:14px}td,th{border:1px solid #ccc;padding:3px 8px;"
+       "text-align:left}th{background:#f3f3f3}pre{background:#f7f7f7;padding:8px;overflow-x:auto;font-size:12px}"
+       "figure{margin:1em 0}figcaption{font-size:13px;color:#555}")
+
+
+def to_markdown(blocks: list[Block], figures_dir: str) -> str:
+    return "\n\n".join(_markdown(block, figures_dir) for block in blocks) + "\n"
+
+
+def to_html(blocks: list[Block], title: str) -> str:
+    body = "\n".join(_html(block) for block in blocks)
+    return (f"<!doctype html><html><head><meta charset='utf-8'><title>{html.escape(title)}</title>"
+            f"<style>{CSS}</style></head><body>\n{body}\n</body></html>\n")
+
+
+def to_text(table: Table) -> str:
+    """A table as aligned plain text, for the terminal."""
+    rows = [table.headers, *table.rows]
+    widths = [max(len(row[i]) for row in rows) for i in range(len(table.headers))]
+    return "\n".join("  ".join(cell.ljust(w) for cell, w in zip(row, widths)).rstrip() for row in rows)
+
+
+def _markdown(block: Block, figures_dir: str) -> str:
+    if isinstance(block, Heading):
+        return f"{'#' * block.level} {block.text}"
+    if isinstance(block, Text):
+        return block.text
+    if isinstance(block, Table):
+        cells = lambda row: "| " + " | ".join(c.replace("|", "\\|").replace("\n", " ") for c in row) + " |"  # noqa: E731
+        return "\n".join([cells(block.headers), cells(["---"] * len(block.headers)), *map(cells, block.rows)])
+    if isinstance(block, Figure):
+        return f"![{block.caption}]({figures_dir}/{block.name})"
+    return f"```\n{block.text}\n```"
+
+
+def _html(block: Block) -> str:
+    if isinstance(block, Heading):
+        return f"<h{block.level}>{html.escape(block.text)}</h{block.level}>"
+    if isinstance(block, Text):
+        return f"<p>{html.escape(block.text)}</p>"
+    if isinstance(block, Table):
+        head = "".join(f"<th>{html.escape(h)}</th>" for h in block.headers)
+        rows = "".join("<tr>" + "".join(f"<td>{html.escape(c)}</td>" for c in row) + "</tr>" for row in block.rows)
+        return f"<table><tr>{head}</tr>{rows}</table>"
+    if isinstance(block, Figure):
+        data = base64.b64encode(block.png).decode("ascii")
+        return (f"<figure><img alt='{html.escape(block.caption)}' src='data:image/png;base64,{data}'>"
+                f"<figcaption>{html.escape(block.caption)}</figcaption></figure>")
+    return f"<pre>{html.escape(block.text)}</pre>"

@@ -1,0 +1,51 @@
+"""Means with 95% bootstrap confidence intervals, for one run and for the paired difference of two.
+
+Percentile bootstrap (scipy.stats.bootstrap), 1000 resamples, a fixed seed: the same records
+always give the same interval. Paired means resampling examples, not runs: the difference B-A
+is taken per question first, which is what makes a small eval set able to show a change.
+"""
+
+from __future__ import annotations
+
+from typing import Sequence
+
+import numpy as np
+from pydantic import BaseModel
+from scipy.stats import bootstrap
+
+RESAMPLES = 1000
+SEED = 0
+
+
+class Estimate(BaseModel):
+    mean: float
+    low: float
+    high: float
+    n: int
+
+    def __str__(self) -> str:
+        return f"{self.mean:.3f} [{self.low:.3f}, {self.high:.3f}]"
+
+
+def mean_ci(values: Sequence[float], confidence: float = 0.95) -> Estimate:
+    """The mean and its bootstrap interval; with fewer than 2 values the interval is the mean itself."""
+    data = np.asarray(values, dtype=float)
+    if data.size == 0:
+        return Estimate(mean=float("nan"), low=float("nan"), high=float("nan"), n=0)
+    mean = float(data.mean())
+    if data.size < 2 or np.all(data == data[0]):
+        return Estimate(mean=mean, low=mean, high=mean, n=int(data.size))
+    ci = bootstrap((data,), np.mean, n_resamples=RESAMPLES, confidence_level=confidence, method="percentile",
+                   rng=np.random.default_rng(SEED)).confidence_interval
+    return Estimate(mean=mean, low=float(ci.low), high=float(ci.high), n=int(data.size))
+
+
+def paired_delta_ci(a: Sequence[float], b: Sequence[float], confidence: float = 0.95) -> Estimate:
+    """Mean of b - a over paired examples, with its bootstrap interval."""
+    if len(a) != len(b):
+        raise ValueError(f"paired samples differ in length: {len(a)} and {len(b)}")
+    return mean_ci(np.asarray(b, dtype=float) - np.asarray(a, dtype=float), confidence)
+
+
+def percentile(values: Sequence[float], q: float) -> float:
+    return float(np.percentile(values, q)) if len(values) else float("nan")

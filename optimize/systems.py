@@ -1,0 +1,31 @@
+"""The systems an eval compares: the gated loop and its two baselines, over one index.
+
+The baselines get the gated program's state (prompts, demos, thresholds), so a difference
+between them is the loop's doing, not a prompt's or a top-k's. This module builds programs;
+it starts no LM.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import dspy
+
+from program.baselines import FixedHops, SinglePass
+from program.factory import build_program
+from program.settings import Settings
+
+BASELINES = {"single_pass": SinglePass, "fixed_hops": FixedHops}
+SYSTEMS = ("gated", *BASELINES)
+
+
+def build_systems(settings: Settings, names: list[str], program_path: Path | None) -> dict[str, dspy.Module]:
+    gated = build_program(settings, program_path=program_path)
+    systems = {}
+    for name in names:
+        if name == "gated":
+            systems[name] = gated
+        else:
+            systems[name] = BASELINES[name](gated.search)
+            systems[name].load_state(gated.dump_state())
+    return systems
