@@ -15,7 +15,7 @@ from typing import Iterator
 import dspy
 
 from program.citations import attach_missing, cited_numbers
-from program.evidence import EvidencePool, Shown
+from program.evidence import EvidencePool, Shown, terms
 from program.result import Action, Citation, Ending, Resources, Result, Source, Step, Timing, Tokens, Trace
 from program.thresholds import Thresholds
 
@@ -78,8 +78,10 @@ class RunState:
         """Doc queries (sub-queries and rewrites) the collection has no close passage for, newest
         first, not yet searched on the web: a second hop's entity is often found only this way."""
         floor = self.thresholds.coverage_similarity
+        # subtle: a one-word query ("Government") is never close to a whole passage; it says
+        # nothing about coverage, and searching the web for it wastes a round
         return tuple(q for q, best in reversed(self.best_similarity.items())
-                     if q not in self.searched_web and best is not None and best < floor)
+                     if q not in self.searched_web and best is not None and best < floor and len(terms(q)) > 1)
 
     def out_of_time(self) -> bool:
         """True once the time limit has passed; it ends the run as budget_exhausted, with a warning."""

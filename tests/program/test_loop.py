@@ -226,3 +226,11 @@ def test_known_context_and_constraints_reach_the_prompts():
         rag(question=QUESTION, hints=Hints(known_context="She was an actress.", constraints="cite the film"))
     prompts = [str(entry["messages"]) for entry in lm.history]
     assert "She was an actress." in prompts[0] and "cite the film" in prompts[2]
+
+
+def test_a_one_word_sub_query_never_sends_the_loop_to_the_web():
+    weak = [passage("Government", "Government is a system.", similarity=0.3)]
+    plan = {"sub_queries": ["Government"], "query_type": "factual", "key_concepts": []}
+    web = FakeWeb(WEB)
+    result = run(scripted_lm(plan, {"answer": "x [1]."}, verdict(True, 0.95, "answer")), web=web, search=FakeSearch(weak))
+    assert actions(result)[-1] == "answer" and web.queries == []
