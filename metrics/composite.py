@@ -62,7 +62,8 @@ def score_example(example, pred, judge: SupportJudge | None = None, weights: Com
                      answer_coverage=answer_coverage(example, pred), evidence_recall=evidence_recall(example, pred),
                      citation_recall=cites.recall, citation_precision=cites.precision,
                      gold_citation_precision=gold_citation_precision(example, pred),
-                     latency_score=latency_score(cost.wall_s, weights.latency_budget_s),
+                     # no answer is not fast, it is missing: it earns no latency credit
+                     latency_score=latency_score(cost.wall_s, weights.latency_budget_s) if answer_text(pred).strip() else 0.0,
                      **cost.model_dump(exclude={"dollars"}), dollars=cost.dollars or 0.0, priced=cost.dollars is not None)
     card.composite = composite(card, weights)
     card.feedback = feedback(example, pred, card, cites, weights)

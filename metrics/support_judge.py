@@ -20,7 +20,7 @@ from signatures import JudgeSupport
 
 _NUMBER = re.compile(r"\d+(?:[.,]\d+)*")
 # chosen on WiCE dev with `python -m metrics.calibrate --judge lexical` (best balanced accuracy)
-LEXICAL_THRESHOLD = 0.7
+LEXICAL_THRESHOLD = 0.3
 
 
 class SupportJudge(Protocol):

@@ -1,0 +1,32 @@
+"""EM, F1 and coverage on hand-computed cases, with HotpotQA's normalisation."""
+
+import pytest
+
+from metrics.answer_quality import answer_coverage, exact_match, normalize_answer, token_f1
+from tests.metrics.conftest import example, prediction
+
+
+def test_normalisation_drops_case_punctuation_and_articles():
+    assert normalize_answer("The  Chief, of Protocol!") == "chief of protocol"
+
+
+def test_exact_match_ignores_citation_markers():
+    assert exact_match(example(), prediction("Chief of Protocol [1][2].")) == 1.0
+    assert exact_match(example(), prediction("Chief of Protocol [1]"), trace=object()) is True
+
+
+def test_f1_on_a_partial_answer():
+    # pred "chief protocol officer" vs gold "chief of protocol": common 2 (chief, protocol),
+    # precision 2/3, recall 2/3 -> F1 2/3
+    assert token_f1(example(), prediction("Chief Protocol officer")) == pytest.approx(2 / 3)
+
+
+@pytest.mark.parametrize("pred, gold, f1", [("yes", "no", 0.0), ("yes it is", "yes", 0.0), ("no", "no", 1.0)])
+def test_yes_no_answers_score_zero_unless_identical(pred, gold, f1):
+    assert token_f1(example(answer=gold), prediction(pred)) == f1
+
+
+def test_coverage_credits_a_long_answer_containing_the_gold_one():
+    pred = prediction("She served as Chief of Protocol of the United States [1].")
+    assert answer_coverage(example(), pred) == 1.0 and exact_match(example(), pred) == 0.0
+    assert answer_coverage(example(), prediction("Chief of staff")) == pytest.approx(2 / 3)  # chief, of
