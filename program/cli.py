@@ -1,4 +1,5 @@
-"""The `python -m program` command line: `index` builds the stores, `ask` answers one question.
+"""The `python -m program` command line: `index` builds the stores, `ask` answers one question,
+`serve` runs the HTTP service and `mcp` the MCP server over stdio.
 
 Bad input (an empty or oversized question, an unknown profile, missing data or index) ends
 with a one-line message and a non-zero exit, never a traceback.
@@ -52,6 +53,18 @@ def _parser() -> argparse.ArgumentParser:
     ask.add_argument("--max-doc-queries", type=int)
     ask.add_argument("--max-web-searches", type=int)
     ask.set_defaults(run=_ask)
+
+    for name, help_text, run in (("serve", "run the HTTP service (POST /answer, /healthz, /readyz, /docs)", _serve),
+                                 ("mcp", "run the MCP server over stdio", _mcp)):
+        command = sub.add_parser(name, help=help_text)
+        command.add_argument("--program", type=Path, help="a compiled program JSON (prompts, demos, thresholds)")
+        command.add_argument("--profile", choices=["local", "openai"])
+        command.add_argument("--data-dir", type=Path)
+        command.add_argument("--timeout", type=float, help="soft per-request limit in seconds (default 60)")
+        if name == "serve":
+            command.add_argument("--host", help="address to bind (default 127.0.0.1; 0.0.0.0 exposes the service)")
+            command.add_argument("--port", type=int, help="default 8000")
+        command.set_defaults(run=run)
     return parser
 
 
@@ -98,3 +111,27 @@ def _answer(question: str, settings, args: argparse.Namespace) -> int:
         result = rag(question=question).result
     print(result.model_dump_json(indent=2) if args.json else render_result(result))
     return 0 if result.trace.ended != "error" else 1
+
+
+def _serve(args: argparse.Namespace) -> int:
+    from program.service import serve
+
+    serve(_serving_settings(args, serve_host="host", serve_port="port"), program_path=_program_path(args))
+    return 0
+
+
+def _mcp(args: argparse.Namespace) -> int:
+    from program.mcp_server import run_stdio
+
+    run_stdio(_serving_settings(args), program_path=_program_path(args))
+    return 0
+
+
+def _serving_settings(args: argparse.Namespace, **names: str):
+    return _settings(args, profile="profile", data_dir="data_dir", serve_timeout_s="timeout", **names)
+
+
+def _program_path(args: argparse.Namespace) -> Path | None:
+    if args.program is not None and not args.program.is_file():
+        raise UsageError(f"no compiled program at {args.program}")
+    return args.program

@@ -73,6 +73,9 @@ class Trace(BaseModel):
     known_facts: list[str] = []
     gaps: list[str] = []
     summary: str = Field("", description="the judge's last one-line account of what is still missing")
+    query_similarity: dict[str, float | None] = Field(
+        {}, description="each doc query's best dense similarity in the collection (None: the search gave none)")
+    coverage_similarity: float | None = Field(None, description="the threshold under which a query counted as not covered")
 
 
 class Source(BaseModel):

@@ -110,7 +110,8 @@ class RunState:
         citations = self._citations(answer)
         trace = Trace(steps=self.steps, ended=self.ended, resources=self.resources, query_type=self.query_type,
                       sub_queries=self.sub_queries, key_concepts=self.key_concepts, known_facts=self.memory.facts,
-                      gaps=self.memory.gaps, summary=self.memory.summary)
+                      gaps=self.memory.gaps, summary=self.memory.summary, query_similarity=self.best_similarity,
+                      coverage_similarity=self.thresholds.coverage_similarity)
         return Result(question=self.question, answer=answer, citations=citations, confidence=round(self.confidence * 100),
                       sources=_sources(citations), warnings=self.warnings, timing=self.timing, trace=trace,
                       evidence=[s.passage for s in self.shown])

@@ -53,6 +53,18 @@ class Settings(BaseSettings):
     tavily_timeout_s: float = 20.0
     web_cache_ttl_s: int = 24 * 3600
 
+    # Serving (python -m program serve / mcp)
+    serve_host: str = Field("127.0.0.1", description="the HTTP service binds here; 0.0.0.0 exposes it to the network")
+    serve_port: int = Field(8000, ge=0, le=65535)
+    serve_timeout_s: float = Field(60.0, gt=0, description="soft per-request limit, queueing included: past it the "
+                                   "loop returns its draft, or retrieval only if it never got the LM, with a warning")
+    serve_lm_slots: int | None = Field(None, ge=1, description="requests running the loop at once; default 1 for the "
+                                       "local LM (one llama.cpp slot: more would only interleave), 4 otherwise")
+    serve_max_pending: int = Field(64, ge=1, description="requests admitted at once, running or queued; more get 503")
+    serve_max_body_bytes: int = Field(64 * 1024, ge=1024)
+    ingest_max_bytes: int = Field(5 * 2**20, ge=1024, description="largest file or web page `ingest` accepts")
+    ingest_timeout_s: float = Field(20.0, gt=0, description="per HTTP request when `ingest` fetches a URL")
+
     # Tracking
     mlflow_tracking_uri: str | None = Field(None, validation_alias=_env("MLFLOW_TRACKING_URI"))
 

@@ -1,0 +1,117 @@
+"""Ingest: the URL guard, fetching through a mocked transport, files, and indexing into a real store."""
+
+from __future__ import annotations
+
+import httpx
+import pytest
+from qdrant_client import QdrantClient
+
+from program.embeddings import load_embedder
+from program.ingest import IngestError, check_url, fetch_document, file_document, ingest
+from program.retriever import HybridSearch
+from program.settings import Settings
+
+PUBLIC = {"docs.example.com": ["93.184.216.34"], "evil.example.com": ["93.184.216.34", "10.0.0.7"],
+          "rebind.example.com": ["169.254.169.254"]}
+PAGE = ("<html><head><title>Widget guide</title></head><body><nav>Home | About</nav><article><h1>Widgets</h1>"
+        "<p>A widget turns gears into sprockets, and every widget ships with a calibration card.</p><h2>Install</h2>"
+        "<p>Install the widget by bolting it to the frame, then tighten the four corner screws.</p>"
+        "<pre><code>widget --calibrate</code></pre></article><footer>© Widgets Inc</footer></body></html>")
+
+
+def resolve(host: str) -> list[str]:
+    if host not in PUBLIC:
+        raise OSError("unknown host")
+    return PUBLIC[host]
+
+
+def online(tmp_path, **overrides) -> Settings:
+    return Settings(_env_file=None, data_dir=tmp_path, web_backend="tavily", tavily_api_key="tvly-test", **overrides)
+
+
+@pytest.mark.parametrize("url", [
+    "ftp://docs.example.com/a", "file:///etc/passwd", "docs.example.com/a", "http:///nohost",
+    "http://localhost:8000/", "http://api.localhost/", "http://127.0.0.1/", "http://10.1.2.3/", "http://192.168.0.1/",
+    "http://169.254.169.254/latest/meta-data", "http://[::1]/", "http://[::ffff:127.0.0.1]/", "http://0.0.0.0/",
+    "http://100.64.0.1/", "http://224.0.0.1/", "http://evil.example.com/", "http://rebind.example.com/",
+    "http://nowhere.example.com/",
+])
+def test_only_public_http_urls_pass(url):
+    with pytest.raises(IngestError):
+        check_url(url, resolve)
+
+
+def test_a_public_url_passes():
+    check_url("https://docs.example.com/widgets", resolve)
+    check_url("http://93.184.216.34/", resolve)
+
+
+def serve(routes: dict[str, httpx.Response]) -> httpx.Client:
+    def handler(request: httpx.Request) -> httpx.Response:
+        return routes.get(str(request.url), httpx.Response(404))
+
+    return httpx.Client(transport=httpx.MockTransport(handler), follow_redirects=False)
+
+
+def html(body: str = PAGE) -> httpx.Response:
+    return httpx.Response(200, headers={"content-type": "text/html; charset=utf-8"}, text=body)
+
+
+def test_a_fetched_page_becomes_markdown_without_its_boilerplate(tmp_path):
+    moved = httpx.Response(301, headers={"location": "/guide"})
+    http = serve({"https://docs.example.com/old": moved, "https://docs.example.com/guide": html()})
+    doc = fetch_document("https://docs.example.com/old", online(tmp_path), http=http, resolve=resolve)
+    assert doc.kind == "markdown" and doc.title == "Widgets" and doc.url == "https://docs.example.com/guide"
+    assert "## Install" in doc.text and "widget --calibrate" in doc.text
+    assert "Home | About" not in doc.text and "Widgets Inc" not in doc.text
+
+
+def test_a_redirect_to_a_private_address_is_refused(tmp_path):
+    http = serve({"https://docs.example.com/go": httpx.Response(302, headers={"location": "http://169.254.169.254/"})})
+    with pytest.raises(IngestError, match="169.254.169.254"):
+        fetch_document("https://docs.example.com/go", online(tmp_path), http=http, resolve=resolve)
+
+
+@pytest.mark.parametrize("response, message", [
+    (httpx.Response(200, headers={"content-type": "application/pdf"}, content=b"%PDF"), "only HTML"),
+    (httpx.Response(500), "HTTP 500"),
+    (html("<p>" + "x" * 5000 + "</p>"), "larger than"),
+])
+def test_unusable_pages_are_refused(tmp_path, response, message):
+    http = serve({"https://docs.example.com/a": response})
+    with pytest.raises(IngestError, match=message):
+        fetch_document("https://docs.example.com/a", online(tmp_path, ingest_max_bytes=4096), http=http, resolve=resolve)
+
+
+def test_offline_a_url_is_refused_and_nothing_is_fetched(tmp_path):
+    offline = Settings(_env_file=None, data_dir=tmp_path, web_backend="offline")
+    http = serve({})
+    with pytest.raises(IngestError, match="online web backend"):
+        fetch_document("https://docs.example.com/a", offline, http=http, resolve=resolve)
+    with pytest.raises(IngestError, match="local"):  # a bad URL is named as such, whatever the backend
+        fetch_document("http://127.0.0.1/", offline, http=http, resolve=resolve)
+
+
+def test_files_markdown_keeps_its_headings_and_bad_files_are_refused(tmp_path):
+    guide = tmp_path / "guide.md"
+    guide.write_text("# Widget manual\n\nWidgets turn gears.\n\n## Install\n\nBolt it to the frame.\n")
+    doc = file_document(guide, max_bytes=10_000)
+    assert (doc.kind, doc.title, doc.url) == ("markdown", "Widget manual", guide.resolve().as_uri())
+    (tmp_path / "blob.bin").write_bytes(b"\xff\xfe\x00\x81")
+    for path, message in [(tmp_path / "missing.md", "no such file"), (tmp_path / "blob.bin", "not a UTF-8"),
+                          (guide, "limit")]:
+        with pytest.raises(IngestError, match=message):
+            file_document(path, max_bytes=10 if path == guide else 10_000)
+
+
+def test_ingest_indexes_a_file_idempotently_and_it_is_found(tmp_path):
+    notes = tmp_path / "notes.txt"
+    notes.write_text("The Quorvex calibration card lists torque values.\n\nSprockets need weekly oiling.\n")
+    client, embedder = QdrantClient(":memory:"), load_embedder(Settings())
+    config = Settings(_env_file=None, data_dir=tmp_path, collection="docs")
+    first = ingest(str(notes), config, client=client, embedder=embedder)
+    again = ingest(str(notes), config, client=client, embedder=embedder)
+    assert (first.stats.chunks, first.stats.embedded) == (2, 2) and (again.stats.embedded, again.stats.skipped) == (0, 2)
+    assert first.title == "notes" and first.collection == "docs"
+    hit = HybridSearch(client, "docs", embedder=embedder)("Quorvex torque", 1)[0]
+    assert hit.doc_id == first.doc_id and "torque" in hit.text

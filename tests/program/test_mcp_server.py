@@ -1,0 +1,105 @@
+"""The MCP server through the SDK's own client: in process with a scripted LM, and once for real
+over stdio (`python -m program mcp`) with the tools that need no LM."""
+
+from __future__ import annotations
+
+import json
+import sys
+
+import anyio
+import pytest
+from mcp import Client, StdioServerParameters
+from qdrant_client import QdrantClient
+
+from program.chunking import Document
+from program.indexing import index_documents
+from program.mcp_server import create_mcp_server
+from program.settings import PROJECT_ROOT, Settings
+from program.store import open_client
+from tests.program.fake_engine import QUESTION, fake_answerer
+
+PAGES = {
+    "Kiss and Tell": "Kiss and Tell is a 1945 American comedy film starring Shirley Temple as Corliss Archer.",
+    "Shirley Temple": "Shirley Temple Black was an American actress who later served as Chief of Protocol of the United States.",
+    "Eiffel Tower": "The Eiffel Tower is a wrought-iron lattice tower on the Champ de Mars in Paris, France.",
+}
+TOOLS = {"answer", "search_corpus", "ingest", "corpus_status"}
+
+
+def build_index(client, settings: Settings) -> None:
+    documents = [Document(doc_id=t.replace(" ", "_"), title=t, text=x, url=f"https://example.org/{t}") for t, x in PAGES.items()]
+    index_documents(client, settings.collection, documents, progress=False)
+
+
+@pytest.fixture(scope="module")
+def config(tmp_path_factory) -> Settings:
+    settings = Settings(_env_file=None, data_dir=tmp_path_factory.mktemp("mcp"), collection="pages", profile="local",
+                        web_backend="offline")
+    build_index(open_client(settings), settings)
+    return settings
+
+
+def call(server, *calls: tuple[str, dict]) -> list:
+    async def main():
+        async with Client(server) as client:
+            return [await client.call_tool(name, args) for name, args in calls]
+
+    return anyio.run(main)
+
+
+def test_answer_returns_the_same_contract_as_the_http_service(config):
+    server = create_mcp_server(fake_answerer(config), config)
+    (result,) = call(server, ("answer", {"question": QUESTION, "expansion_budget": 0, "include_trace": True}))
+    body = result.structured_content
+    assert not result.is_error
+    assert body["answer"] == "Chief of Protocol of the United States [2]." and body["citations"]
+    assert body["retrieval_quality"] == "high" and body["query_type"] == "factual"
+    assert [s["action"] for s in body["trace"]["steps"]] == ["decompose", "retrieve", "draft"]
+    assert json.loads(result.content[0].text)["answer"] == body["answer"]
+
+
+def test_bad_arguments_are_tool_errors_with_a_reason(config):
+    server = create_mcp_server(fake_answerer(config), config)
+    empty, budget, blank = call(server, ("answer", {"question": "  "}), ("answer", {"question": "x", "expansion_budget": -1}),
+                                ("search_corpus", {"query": " "}))
+    assert all(r.is_error for r in (empty, budget, blank))
+    assert "question" in empty.content[0].text and "expansion_budget" in budget.content[0].text
+    assert "empty" in blank.content[0].text
+
+
+def test_search_ingest_and_status_work_on_the_collection(config, tmp_path):
+    guide = tmp_path / "quorvex.md"
+    guide.write_text("# Quorvex valves\n\nQuorvex valves hold 300 bar and need a yearly torque check.\n")
+    server = create_mcp_server(fake_answerer(config), config)
+    before, ingested, found, after, bad_url = call(
+        server, ("corpus_status", {}), ("ingest", {"source": str(guide)}), ("search_corpus", {"query": "Quorvex torque", "top_k": 2}),
+        ("corpus_status", {}), ("ingest", {"source": "http://169.254.169.254/latest/meta-data"}))
+    assert before.structured_content["documents"] == 3 and before.structured_content["last_indexed"]
+    assert ingested.structured_content["title"] == "Quorvex valves" and ingested.structured_content["stats"]["chunks"] == 1
+    hits = found.structured_content["result"]
+    assert len(hits) == 2 and hits[0]["title"] == "Quorvex valves" and hits[0]["similarity"] > 0.3
+    assert (after.structured_content["documents"], after.structured_content["chunks"]) == (4, 4)
+    assert bad_url.is_error and "169.254.169.254" in bad_url.content[0].text
+
+
+def test_the_real_server_over_stdio_lists_its_tools_and_searches_without_an_lm(tmp_path):
+    settings = Settings(_env_file=None, data_dir=tmp_path, collection="pages")
+    client = QdrantClient(path=str(settings.qdrant_path))
+    build_index(client, settings)
+    client.close()  # embedded Qdrant locks its folder: the server process opens it next
+    env = {"GATEDRAG_DATA_DIR": str(tmp_path), "GATEDRAG_COLLECTION": "pages", "GATEDRAG_WEB_BACKEND": "offline",
+           "GATEDRAG_PROFILE": "local", "HF_HUB_OFFLINE": "1"}
+    params = StdioServerParameters(command=sys.executable, args=["-m", "program", "mcp"], env=env, cwd=str(PROJECT_ROOT))
+
+    async def main():
+        async with Client(params, read_timeout_seconds=120) as mcp:
+            tools = {t.name for t in (await mcp.list_tools()).tools}
+            status = await mcp.call_tool("corpus_status", {})
+            found = await mcp.call_tool("search_corpus", {"query": "tallest tower in Paris", "top_k": 1})
+            return tools, status, found
+
+    tools, status, found = anyio.run(main)
+    assert tools == TOOLS
+    assert status.structured_content["documents"] == 3 and status.structured_content["collection"] == "pages"
+    assert found.structured_content["result"][0]["title"] == "Eiffel Tower"
+    assert not list((tmp_path / "models").glob("*.gguf"))  # the LM never started

@@ -1,0 +1,206 @@
+"""The HTTP service for real: uvicorn on 127.0.0.1 in a thread, called with httpx, a scripted LM behind it."""
+
+from __future__ import annotations
+
+import threading
+import time
+from concurrent.futures import ThreadPoolExecutor
+from contextlib import contextmanager
+
+import dspy
+import httpx
+import pytest
+import uvicorn
+
+from program.answerer import Answerer, Engine
+from program.loop import GatedRAG
+from program.service import create_app
+from program.settings import Settings
+from tests.conftest import FakeSearch, passage
+from tests.program.fake_engine import DOCS, QUESTION, BlockingSearch, fake_answerer, signature_lm, verdict
+
+
+def settings(tmp_path, **overrides) -> Settings:
+    return Settings(_env_file=None, data_dir=tmp_path, profile="local", web_backend="offline", **overrides)
+
+
+@contextmanager
+def serving(answerer: Answerer, config: Settings, wait_ready: bool = True):
+    server = uvicorn.Server(uvicorn.Config(create_app(answerer, config), host="127.0.0.1", port=0, log_level="warning"))
+    thread = threading.Thread(target=server.run, daemon=True)
+    thread.start()
+    while not server.started:
+        time.sleep(0.01)
+    port = server.servers[0].sockets[0].getsockname()[1]
+    try:
+        with httpx.Client(base_url=f"http://127.0.0.1:{port}", timeout=30) as client:
+            while wait_ready and client.get("/readyz").status_code != 200:
+                time.sleep(0.01)
+            yield client
+    finally:
+        server.should_exit = True
+        thread.join(10)
+
+
+def test_answer_returns_the_contract_and_agent_metadata(tmp_path):
+    config = settings(tmp_path)
+    with serving(fake_answerer(config), config) as client:
+        body = client.post("/answer", json={"question": QUESTION}).json()
+        traced = client.post("/answer", json={"question": QUESTION, "include_trace": True}).json()
+    assert body["answer"] == "Chief of Protocol of the United States [2]."
+    assert body["citations"][0]["title"] == "Shirley Temple" and body["sources"][0]["source"] == "index"
+    assert body["confidence"] == 90 and body["retrieval_quality"] == "high" and body["query_type"] == "factual"
+    assert body["fallback"] is None and body["warnings"] == [] and body["processing_time_ms"] >= 0
+    assert "Kiss and Tell film star" in body["related_queries"] and QUESTION not in body["related_queries"]
+    assert isinstance(body["suggestions"], list) and body["evidence"]
+    assert body["trace"] is None
+    assert [s["action"] for s in traced["trace"]["steps"]] == ["decompose", "retrieve", "draft", "answer"]
+
+
+def test_health_readiness_and_openapi(tmp_path):
+    config = settings(tmp_path)
+    with serving(fake_answerer(config), config) as client:
+        assert client.get("/healthz").json() == {"status": "ok"}
+        assert client.get("/readyz").json() == {"status": "ready", "lm": "scripted"}
+        schema = client.get("/openapi.json").json()
+        assert client.get("/docs").status_code == 200
+    assert {"/answer", "/healthz", "/readyz"} <= set(schema["paths"])
+    assert "retrieval_quality" in schema["components"]["schemas"]["AnswerResponse"]["properties"]
+
+
+def test_not_ready_until_the_models_load_and_a_failed_load_is_reported(tmp_path):
+    config, loaded = settings(tmp_path), threading.Event()
+
+    def slow_load():
+        loaded.wait(10)
+        raise RuntimeError("model weights not installed")
+
+    with serving(Answerer(slow_load, config), config, wait_ready=False) as client:
+        assert client.get("/healthz").status_code == 200
+        assert client.get("/readyz").json()["status"] == "loading"
+        refused = client.post("/answer", json={"question": QUESTION})
+        loaded.set()
+        while client.get("/readyz").json()["status"] == "loading":
+            time.sleep(0.01)
+        failed = client.get("/readyz")
+    assert refused.status_code == 503 and refused.headers["retry-after"]
+    assert failed.status_code == 503 and failed.json() == {"status": "failed", "detail": "RuntimeError: model weights not installed"}
+
+
+@pytest.mark.parametrize("payload, status", [
+    ({"question": "   "}, 422),
+    ({}, 422),
+    ({"question": "x" * 2001}, 422),
+    ({"question": QUESTION, "intent": "poem"}, 422),
+    ({"question": QUESTION, "expansion_budget": -1}, 422),
+    ({"question": QUESTION, "colour": "red"}, 422),
+    ({"question": QUESTION, "known_context": "k" * 70_000}, 413),
+])
+def test_bad_input_is_refused_with_a_clear_status(tmp_path, payload, status):
+    config = settings(tmp_path)
+    with serving(fake_answerer(config), config) as client:
+        response = client.post("/answer", json=payload)
+    assert response.status_code == status
+    if status == 422:
+        assert response.json()["detail"][0]["msg"]
+
+
+def test_expansion_budget_zero_makes_one_retrieval_pass(tmp_path):
+    config, search = settings(tmp_path), FakeSearch(DOCS)
+    # a judge that would keep re-querying, were it asked
+    answerer = fake_answerer(config, search=search, lm=signature_lm(judged=verdict(False, 0.2, "query_docs", "more")))
+    with serving(answerer, config) as client:
+        body = client.post("/answer", json={"question": QUESTION, "expansion_budget": 0, "include_trace": True}).json()
+    assert [s["action"] for s in body["trace"]["steps"]] == ["decompose", "retrieve", "draft"]
+    assert search.queries == [QUESTION, "Kiss and Tell film star"]
+
+
+def test_hints_reach_the_loop(tmp_path):
+    config, lm = settings(tmp_path), signature_lm()
+    with serving(fake_answerer(config, lm=lm), config) as client:
+        body = client.post("/answer", json={"question": QUESTION, "intent": "comparison", "include_trace": True,
+                                            "known_context": "Shirley Temple starred in it.",
+                                            "constraints": "with dates"}).json()
+    assert body["query_type"] == "comparison"
+    assert all(q.endswith("with dates") for q in body["trace"]["sub_queries"])
+    decompose_prompt = lm.history[0]["messages"][-1]["content"]
+    assert "Shirley Temple starred in it." in decompose_prompt
+    judge_prompt = next(h["messages"][-1]["content"] for h in lm.history if "`sufficient`" in h["messages"][-1]["content"])
+    assert "with dates" in judge_prompt
+
+
+def test_uncovered_question_without_web_gets_the_structured_fallback(tmp_path):
+    config = settings(tmp_path)
+    far = [passage("Conrad Brooks", "Conrad Brooks is an American actor.", similarity=0.3)]
+    lm = signature_lm(plan={"sub_queries": ["Ed Wood nationality"], "query_type": "factual", "key_concepts": ["Ed Wood"]},
+                      answer={"answer": "Ed Wood was probably British [1]."},
+                      judged=verdict(False, 0.3, "search_web", "Ed Wood's nationality", gaps=["Ed Wood nationality"]),
+                      rewrite={"queries": ["Ed Wood director biography"]})
+    with serving(fake_answerer(config, search=FakeSearch(far), lm=lm), config) as client:
+        body = client.post("/answer", json={"question": "What nationality was Ed Wood?"}).json()
+    fallback = body["fallback"]
+    assert body["answer"].startswith("Not enough evidence") and "British" not in body["answer"]
+    assert body["citations"] == [] and body["confidence"] <= 20 and body["retrieval_quality"] == "none"
+    assert fallback["unverified_draft"] == "Ed Wood was probably British [1]."
+    assert "no web backend" in fallback["reason"]
+    assert fallback["understood"]["intent"] == "factual" and fallback["understood"]["not_covered"] == ["Ed Wood"]
+    assert 2 <= len(fallback["web_queries"]) <= 4 and "Ed Wood nationality" in fallback["web_queries"]
+    assert [s["action"] for s in body["suggestions"]][:2] == ["web_search", "web_search"]
+
+
+def test_time_limit_returns_the_partial_result_with_a_warning(tmp_path):
+    config = settings(tmp_path, serve_timeout_s=0.001)
+    with serving(fake_answerer(config), config) as client:
+        response = client.post("/answer", json={"question": QUESTION, "include_trace": True})
+    body = response.json()
+    assert response.status_code == 200 and body["trace"]["ended"] == "budget_exhausted"
+    assert any("time limit" in w for w in body["warnings"])
+    assert body["fallback"]["unverified_draft"] == "Chief of Protocol of the United States [2]."
+    assert any(s["action"] == "answer" for s in body["suggestions"])
+
+
+def test_a_request_that_gets_no_lm_slot_in_time_returns_retrieval_only(tmp_path):
+    config = settings(tmp_path, serve_timeout_s=0.5, serve_lm_slots=1)
+    search = BlockingSearch(DOCS, block_on="slow")
+    with serving(fake_answerer(config, search=search), config) as client, ThreadPoolExecutor(2) as pool:
+        slow = pool.submit(client.post, "/answer", json={"question": "a slow question about Kiss and Tell"})
+        assert search.entered.wait(10)
+        busy = client.post("/answer", json={"question": QUESTION, "include_trace": True}).json()
+        search.release.set()
+        assert slow.result().status_code == 200
+    assert any(w.startswith("the LM was busy") for w in busy["warnings"])
+    assert [s["action"] for s in busy["trace"]["steps"]] == ["retrieve"] and busy["evidence"]
+    assert busy["fallback"] and busy["retrieval_quality"] == "high" and busy["confidence"] <= 20
+
+
+def test_requests_beyond_the_pending_limit_get_503(tmp_path):
+    config = settings(tmp_path, serve_max_pending=1)
+    search = BlockingSearch(DOCS, block_on="slow")
+    with serving(fake_answerer(config, search=search), config) as client, ThreadPoolExecutor(1) as pool:
+        slow = pool.submit(client.post, "/answer", json={"question": "a slow question"})
+        assert search.entered.wait(10)
+        refused = client.post("/answer", json={"question": QUESTION})
+        search.release.set()
+        assert slow.result().status_code == 200
+    assert refused.status_code == 503 and "serve_max_pending" in refused.json()["detail"]
+
+
+def test_concurrent_requests_keep_their_own_settings(tmp_path):
+    config = settings(tmp_path, serve_lm_slots=4)
+    rag = GatedRAG(FakeSearch(DOCS))
+    before = rag.thresholds.model_copy()
+    answerer = Answerer(lambda: Engine(rag, signature_lm(judged=verdict(False, 0.2, "query_docs", "more"))), config)
+
+    def ask(client, i):
+        budget = 0 if i % 2 else None
+        return i, client.post("/answer", json={"question": f"{QUESTION} ({i})", "constraints": f"tag{i}",
+                                               "expansion_budget": budget, "include_trace": True}).json()
+
+    with serving(answerer, config) as client, ThreadPoolExecutor(8) as pool:
+        results = list(pool.map(lambda i: ask(client, i), range(8)))
+    for i, body in results:
+        assert all(q.endswith(f"tag{i}") for q in body["trace"]["sub_queries"])
+        rounds = sum(s["action"] == "query_docs" for s in body["trace"]["steps"])
+        assert rounds == 0 if i % 2 else rounds >= 1
+    assert rag.thresholds == before
+    assert dspy.settings.lm is None  # no request configured DSPy globally
