@@ -10,3 +10,12 @@ import os
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("HF_DATASETS_OFFLINE", "1")
+
+
+def __getattr__(name: str):
+    # `from program import load` without importing DSPy for every `import program`
+    if name == "load":
+        from program.loading import load
+
+        return load
+    raise AttributeError(f"module 'program' has no attribute {name!r}")

@@ -25,9 +25,12 @@ from program.web_search import WebSearch, WebSearchError
 
 Search = Callable[[str, int], list[Passage]]
 NO_ANSWER = "I could not find the answer in the evidence."
+FORMAT = 1  # the saved-program layout; `program.load` refuses a newer one
 
 
 class GatedRAG(dspy.Module):
+    PREDICTORS = ("decompose", "judge", "rewrite", "synthesize", "refine")
+
     def __init__(self, search: Search, web: WebSearch | None = None, thresholds: Thresholds | None = None):
         super().__init__()
         # subtle: these attribute names are the keys of the saved JSON; renaming one breaks load().
@@ -201,7 +204,8 @@ class GatedRAG(dspy.Module):
     # --- persistence: a compiled program carries its thresholds ------------------------
 
     def dump_state(self, json_mode=True):
-        return super().dump_state(json_mode=json_mode) | {"thresholds": self.thresholds.model_dump()}
+        return super().dump_state(json_mode=json_mode) | {"thresholds": self.thresholds.model_dump(),
+                                                            "gatedrag": {"format": FORMAT}}
 
     def load_state(self, state, **kwargs):
         thresholds = Thresholds.model_validate(state.get("thresholds", {}))
