@@ -1,4 +1,5 @@
-"""The `python -m optimize` command line: `eval` scores systems on a split, `compare` diffs two runs.
+"""The `python -m optimize` command line: `run` (the default) compiles a program, `eval` scores
+systems on a split, `compare` diffs two runs, `export` writes a run's prompts as text.
 
 Each subcommand is a function taking the parsed args; a bare `python -m optimize` can later map
 to a default subcommand (the optimizer's `run`). Bad input (unknown split or system, missing
@@ -24,6 +25,9 @@ class Parser(argparse.ArgumentParser):
 
 
 def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else argv
+    if not argv or argv[0].startswith("-") and argv[0] not in ("-h", "--help"):
+        argv = ["run", *argv]  # a bare `python -m optimize` runs the optimize job
     args = parser().parse_args(argv)
     try:
         return args.run(args)
@@ -41,8 +45,9 @@ def main(argv: list[str] | None = None) -> int:
 def parser() -> Parser:
     from optimize.commands import compare_command, eval_command
     from optimize.examples import SPLITS_AVAILABLE
+    from optimize.job_command import add_parsers
 
-    root = Parser(prog="python -m optimize", description="evaluate and compare gatedrag systems")
+    root = Parser(prog="python -m optimize", description="optimize, evaluate and compare gatedrag programs")
     sub = root.add_subparsers(dest="command", required=True, metavar="COMMAND")
     ev = sub.add_parser("eval", help="score the gated loop and its baselines on a split; resumable", description=(
         "Run each system on the split, append one JSONL line per question as it finishes, then write report.md, "
@@ -73,6 +78,7 @@ def parser() -> Parser:
     cmp.add_argument("--out", type=Path, help="where to write the Markdown (default: <run B>/compare.md)")
     cmp.add_argument("--data-dir", type=Path)
     cmp.set_defaults(run=compare_command)
+    add_parsers(sub, _positive_int)
     return root
 
 

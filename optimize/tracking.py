@@ -30,10 +30,11 @@ def tracking_uri(settings: Settings) -> str:
 
 
 @contextmanager
-def tracked_run(settings: Settings, folder: Path, params: dict[str, object]) -> Iterator[EvalTracking]:
-    """An MLflow run for the eval in `folder` (resumed when the folder has one), ended by status."""
+def tracked_run(settings: Settings, folder: Path, params: dict[str, object],
+                experiment: str = EXPERIMENT) -> Iterator[EvalTracking]:
+    """An MLflow run for the job in `folder` (resumed when the folder has one), ended by status."""
     client = MlflowClient(tracking_uri(settings))
-    run_id = _resume(client, folder) or _create(client, settings, folder)
+    run_id = _resume(client, folder) or _create(client, settings, folder, experiment)
     client.log_batch(run_id, params=[Param(k, str(v)) for k, v in _without_secrets(params, settings).items()])
     try:
         yield EvalTracking(client, run_id)
@@ -60,6 +61,10 @@ class EvalTracking:
             metrics += [Metric(f"{system.system}.{k}", float(v), now, 0) for k, v in values.items()]
         self.client.log_batch(self.run_id, metrics=metrics)
 
+    def log_metrics(self, values: dict[str, float], step: int = 0) -> None:
+        now = int(time.time() * 1000)
+        self.client.log_batch(self.run_id, metrics=[Metric(k, float(v), now, step) for k, v in values.items()])
+
     def log_files(self, paths: list[Path], root: Path) -> None:
         for path in paths:
             parent = path.parent.relative_to(root).as_posix()
@@ -78,13 +83,13 @@ def _resume(client: MlflowClient, folder: Path) -> str | None:
     return run_id
 
 
-def _create(client: MlflowClient, settings: Settings, folder: Path) -> str:
-    experiment = client.get_experiment_by_name(EXPERIMENT)
+def _create(client: MlflowClient, settings: Settings, folder: Path, name: str) -> str:
+    experiment = client.get_experiment_by_name(name)
     if experiment is not None:
         experiment_id = experiment.experiment_id
     else:  # subtle: for the local store, keep artifacts in the data dir, not ./mlruns of whatever cwd
         location = None if settings.mlflow_tracking_uri else (settings.data_dir / "mlartifacts").resolve().as_uri()
-        experiment_id = client.create_experiment(EXPERIMENT, artifact_location=location)
+        experiment_id = client.create_experiment(name, artifact_location=location)
     run_id = client.create_run(experiment_id, run_name=folder.name).info.run_id
     (folder / RUN_ID_FILE).write_text(run_id)
     return run_id

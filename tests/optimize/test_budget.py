@@ -1,0 +1,28 @@
+"""The spending guard stops at a cap; the dry-run estimate adds up the phases."""
+
+import dspy
+import pytest
+
+from optimize.budget import CALLS_PER_QUESTION, BudgetExceeded, SpendingGuard, estimate
+from optimize.job_config import Caps, load_config
+from tests.conftest import scripted_lm
+
+
+def test_guard_counts_lm_calls_and_stops_at_the_cap():
+    guard = SpendingGuard(Caps(lm_calls=2), "dummy")
+    predict = dspy.Predict("question -> answer")
+    with dspy.context(lm=scripted_lm({"answer": "a"}, {"answer": "b"}), callbacks=[guard]):
+        predict(question="q1")
+        guard.check()
+        predict(question="q2")
+    assert guard.calls == 2
+    with pytest.raises(BudgetExceeded, match="lm_calls cap of 2"):
+        guard.check()
+
+
+def test_estimate_counts_every_phase_and_prices_known_models():
+    config = load_config("quick")
+    e = estimate(config, val_size=4, train_size=4, model="gpt-4o-mini")
+    assert e.phases == {"baseline eval": 4, "prompt optimization": 4, "threshold trials": 12, "compiled eval": 4}
+    assert e.lm_calls == round(24 * CALLS_PER_QUESTION) and e.dollars > 0
+    assert estimate(config, 4, 4, "qwen2.5-coder-0.5b").dollars == 0.0

@@ -1,0 +1,55 @@
+"""The optimize job end to end on a keyed fake LM and a fake index: phases, outputs, resume."""
+
+import json
+
+import dspy
+from dspy.utils import DummyLM
+
+from optimize.budget import SpendingGuard
+from optimize.job import PROGRAM, Job, JobState
+from optimize.job_config import load_config
+from optimize.tracking import tracked_run
+from program.loop import GatedRAG
+from program.settings import Settings
+from tests.conftest import FakeSearch, passage
+
+DOCS = [passage("Kiss and Tell", "Kiss and Tell is a 1945 film starring Shirley Temple as Corliss Archer."),
+        passage("Shirley Temple", "Shirley Temple was Chief of Protocol of the United States.")]
+# subtle: DummyLM answers the first key found in the prompt; the judge's and refiner's prompts
+# also mention "evidence", so the synthesizer's key comes last
+KEYED = {"next_action": {"sufficient": True, "confidence": 0.9, "missing": "", "next_action": "answer", "queries": [],
+                         "facts": [], "gaps": []},
+         "focus": {"answer": "Chief of Protocol [2]."}, "tried_queries": {"queries": ["Shirley Temple office"]},
+         "sub_queries": {"sub_queries": ["Shirley Temple"], "query_type": "factual", "key_concepts": []},
+         "evidence": {"answer": "Chief of Protocol [2]."}}
+
+
+def examples(n, prefix):
+    return [dspy.Example(question=f"{prefix} {i}: which office did Shirley Temple hold?", answer="Chief of Protocol",
+                         gold_titles=["Shirley Temple", "Kiss and Tell"], holdout_title="", qid=f"{prefix}{i}",
+                         hotpot_type="bridge").with_inputs("question") for i in range(n)]
+
+
+def run_job(tmp_path, lm):
+    settings = Settings(data_dir=tmp_path / "data", _env_file=None)
+    config = load_config("quick", overrides={"train_limit": 2, "val_limit": 2, "threshold_trials": 2, "time_limit_s": 30})
+    folder, guard = tmp_path / "run", SpendingGuard(config.caps, "dummy")
+    folder.mkdir(exist_ok=True)
+    with dspy.context(lm=lm, callbacks=[guard]), tracked_run(settings, folder, {}, "gatedrag-optimize") as tracking:
+        job = Job(config, settings, folder, "dummy", guard, tracking, progress=False)
+        summary = job.run(GatedRAG(FakeSearch(DOCS)), examples(2, "train"), examples(2, "val"))
+    return folder, summary, guard
+
+
+def test_the_job_writes_a_compiled_program_and_a_rerun_redoes_nothing(tmp_path):
+    folder, summary, guard = run_job(tmp_path, DummyLM(KEYED))
+    assert [s.system for s in summary.systems] == ["baseline", "compiled"]
+    state = json.loads((folder / PROGRAM).read_text())
+    assert state["synthesize"]["demos"], "a passing train run became a demo"
+    assert state["thresholds"] == json.loads((folder / "thresholds.json").read_text())
+    assert (folder / "pareto_front.png").stat().st_size > 0 and (folder / "eval" / "report.html").exists()
+    assert JobState.read(folder).done == ["prompts", "thresholds", "done"]
+    assert guard.calls > 0
+    again = DummyLM(KEYED)
+    run_job(tmp_path, again)
+    assert again.history == []

@@ -1,0 +1,25 @@
+"""Presets, config files and flags, in that order; bad config fails with its reason."""
+
+import pytest
+
+from optimize.job_config import load_config
+
+
+def test_flags_beat_the_config_file_which_beats_the_preset(tmp_path):
+    path = tmp_path / "mine.toml"
+    path.write_text('optimizer = "gepa"\ntrain_limit = 9\n[caps]\nlm_calls = 500\n')
+    config = load_config("quick", path, {"train_limit": 3, "val_limit": None})
+    assert (config.optimizer, config.train_limit, config.val_limit, config.caps.lm_calls) == ("gepa", 3, 4, 500)
+    assert config.run_id != load_config("quick").run_id
+
+
+@pytest.mark.parametrize("preset, text, reason", [("nope", None, "no preset 'nope'"),
+                                                   ("quick", "optimizer = 'magic'", "optimizer"),
+                                                   ("quick", "train_limit = ", "not valid TOML")])
+def test_bad_config_says_what_is_wrong(tmp_path, preset, text, reason):
+    path = None
+    if text is not None:
+        path = tmp_path / "bad.toml"
+        path.write_text(text)
+    with pytest.raises(ValueError, match=reason):
+        load_config(preset, path)
