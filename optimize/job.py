@@ -23,7 +23,8 @@ from optimize.job_config import OptimizeConfig
 from optimize.run_config import EvalConfig
 from optimize.summary import RunSummary
 from optimize.threshold_search import Point
-from optimize.tracking import EvalTracking
+from optimize.mlflow_model import log_program_model
+from optimize.tracking import EvalTracking, tracking_uri
 from program.loop import GatedRAG
 from program.settings import Settings
 from program.thresholds import Thresholds
@@ -66,6 +67,8 @@ class Job:
         _seed_records(self.folder / "eval_baseline", self.folder / "eval")  # the baseline is not run twice
         final = self._eval({"baseline": uncompiled, "compiled": compiled}, val, "eval", step=2)
         self.tracking.log_files([self.folder / PROGRAM], self.folder)
+        model_uri = log_program_model(compiled, tracking_uri(self.settings), self.tracking.run_id)
+        (self.folder / "model_uri").write_text(model_uri)
         state.finish("done", self.folder)
         return final
 

@@ -18,12 +18,13 @@ class IndexMissingError(RuntimeError):
     pass
 
 
-def build_program(settings: Settings, program_path: Path | None = None, overrides: dict | None = None) -> GatedRAG:
+def build_program(settings: Settings, program_path: Path | None = None, overrides: dict | None = None,
+                  program_class: type[GatedRAG] = GatedRAG) -> GatedRAG:
     """The loop over the settings' index and web backend; a compiled program's prompts, demos
     and thresholds are loaded from `program_path`, then `overrides` (CLI flags) win."""
     client = open_client(settings)
     _require_collection(client, settings.collection, settings)
-    rag = GatedRAG(HybridSearch.from_settings(settings, "index"), web=_web(settings, client))
+    rag = program_class(HybridSearch.from_settings(settings, "index"), web=_web(settings, client))
     if program_path:
         rag.load(program_path)
     rag.thresholds = rag.thresholds.model_copy(update=overrides or {})

@@ -8,6 +8,7 @@ Retrieval and web search come in as plain callables so optimizers can copy the p
 
 from __future__ import annotations
 
+import copy
 from typing import Callable
 
 import dspy
@@ -19,7 +20,9 @@ from program.gate import Budget, Verdict, decide
 from program.hints import Hints
 from program.passage import Passage
 from program.citations import cited_numbers
+from program.default_lm import default_lm
 from program.run_state import RunState
+from program.settings import Settings
 from program.thresholds import Thresholds
 from program.web_search import WebSearch, WebSearchError
 
@@ -49,6 +52,9 @@ class GatedRAG(dspy.Module):
         """`hints`: see `program.hints.Hints`. `time_limit_s`: past it, the loop stops judging and
         returns its current draft, ended "budget_exhausted" with a warning (a service's
         per-request timeout, an eval's per-example one)."""
+        if dspy.settings.lm is None:  # loaded on its own (an MLflow model, say): use the settings' LM
+            with dspy.context(lm=default_lm(), adapter=dspy.JSONAdapter()):
+                return self.forward(question, hints, time_limit_s)
         hints = hints or Hints()
         run = RunState(question=question, thresholds=hints.apply(self.thresholds), time_limit_s=time_limit_s,
                        constraints=hints.constraints)
@@ -203,6 +209,19 @@ class GatedRAG(dspy.Module):
 
     # --- persistence: a compiled program carries its thresholds ------------------------
 
+    def __deepcopy__(self, memo):
+        # the default deep copy; spelled out because pickling (below) must differ from it
+        new = self.__class__.__new__(self.__class__)
+        memo[id(self)] = new
+        new.__dict__.update({k: copy.deepcopy(v, memo) for k, v in self.__dict__.items()})
+        return new
+
+    def __reduce__(self):
+        # subtle: a pickled program (an MLflow model) keeps only its saved state; the loading
+        # process rebuilds search and web from its own settings, so no store handle, file
+        # lock or API key ever lands in a pickle
+        return _rebuild, (type(self), self.dump_state())
+
     def dump_state(self, json_mode=True):
         return super().dump_state(json_mode=json_mode) | {"thresholds": self.thresholds.model_dump(),
                                                             "gatedrag": {"format": FORMAT}}
@@ -212,6 +231,14 @@ class GatedRAG(dspy.Module):
         super().load_state(state, **kwargs)
         self.thresholds = thresholds
         return self
+
+
+def _rebuild(cls: type[GatedRAG], state: dict) -> GatedRAG:
+    from program.factory import build_program
+
+    rag = build_program(Settings(), program_class=cls)
+    rag.load_state(state)
+    return rag
 
 
 def _as_list(items) -> list:

@@ -1,0 +1,25 @@
+"""Log a compiled program as an MLflow DSPy model, loadable with `mlflow.dspy.load_model`.
+
+MLflow's DSPy flavor pickles the module and the DSPy settings of the moment. The program
+pickles as its saved state only (see `GatedRAG.__reduce__`), and it is logged with no LM and no
+callbacks in the settings, so neither an API key nor a dead llama.cpp address is stored: the
+loading process rebuilds search and web from its settings and starts its LM on the first call
+(`program.default_lm`). Needs an active tracking store; logs nothing else.
+"""
+
+from __future__ import annotations
+
+import dspy
+import mlflow
+
+from program.loop import GatedRAG
+
+ARTIFACT = "program"
+
+
+def log_program_model(program: GatedRAG, tracking_uri: str, run_id: str) -> str:
+    """Log into the existing run; returns the model URI (runs:/<run id>/program)."""
+    mlflow.set_tracking_uri(tracking_uri)
+    with mlflow.start_run(run_id=run_id), dspy.context(lm=None, callbacks=[]):
+        mlflow.dspy.log_model(program, name=ARTIFACT, pip_requirements=[f"dspy=={dspy.__version__}"])
+    return f"runs:/{run_id}/{ARTIFACT}"

@@ -1,0 +1,30 @@
+"""A compiled program logged to MLflow loads back with mlflow.dspy.load_model, with no secret inside."""
+
+import mlflow
+
+import program.factory
+from optimize.mlflow_model import log_program_model
+from program.loop import GatedRAG
+from program.thresholds import Thresholds
+from tests.conftest import FakeSearch, passage
+
+DOCS = [passage("Kiss and Tell", "Kiss and Tell is a 1945 film.")]
+
+
+def test_logged_program_loads_with_its_prompts_and_thresholds(tmp_path, monkeypatch):
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-secret-do-not-log")
+    # the loading process rebuilds search and web from its settings; here, a fake index
+    monkeypatch.setattr(program.factory, "build_program",
+                        lambda settings, program_class=GatedRAG, **_: program_class(FakeSearch(DOCS)))
+    uri = f"sqlite:///{tmp_path / 'mlflow.db'}"
+    client = mlflow.MlflowClient(uri)
+    experiment = client.create_experiment("t", artifact_location=(tmp_path / "artifacts").as_uri())
+    run_id = client.create_run(experiment).info.run_id
+    rag = GatedRAG(FakeSearch(DOCS), thresholds=Thresholds(top_k=6))
+    rag.judge.signature = rag.judge.signature.with_instructions("Judge carefully.")
+    model_uri = log_program_model(rag, uri, run_id)
+    loaded = mlflow.dspy.load_model(model_uri)
+    assert isinstance(loaded, GatedRAG) and loaded.thresholds.top_k == 6
+    assert loaded.judge.signature.instructions == "Judge carefully."
+    stored = b"".join(p.read_bytes() for p in (tmp_path / "artifacts").rglob("*") if p.is_file())
+    assert b"sk-secret-do-not-log" not in stored
