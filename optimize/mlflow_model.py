@@ -22,4 +22,7 @@ def log_program_model(program: GatedRAG, tracking_uri: str, run_id: str) -> str:
     mlflow.set_tracking_uri(tracking_uri)
     with mlflow.start_run(run_id=run_id), dspy.context(lm=None, callbacks=[]):
         mlflow.dspy.log_model(program, name=ARTIFACT, pip_requirements=[f"dspy=={dspy.__version__}"])
+    # subtle: logging makes the model "active" for the process, and MLflow then links every
+    # later metric (of any run, in any store) to it; nothing after this is about the model
+    mlflow.clear_active_model()
     return f"runs:/{run_id}/{ARTIFACT}"

@@ -1,6 +1,7 @@
 """A compiled program logged to MLflow loads back with mlflow.dspy.load_model, with no secret inside."""
 
 import mlflow
+import pytest
 
 import program.factory
 from optimize.mlflow_model import log_program_model
@@ -9,6 +10,14 @@ from program.thresholds import Thresholds
 from tests.conftest import FakeSearch, passage
 
 DOCS = [passage("Kiss and Tell", "Kiss and Tell is a 1945 film.")]
+
+
+@pytest.fixture(autouse=True)
+def no_active_model_after():
+    # subtle: mlflow.dspy.load_model makes the model "active" for the process, and MLflow then
+    # links every later metric, in any store, to it: later tests would hit a foreign-key error
+    yield
+    mlflow.clear_active_model()
 
 
 def test_logged_program_loads_with_its_prompts_and_thresholds(tmp_path, monkeypatch):

@@ -1,0 +1,79 @@
+"""`python -m optimize`: bad input exits 2 with one line and writes nothing; eval and compare end to end."""
+
+from dataclasses import dataclass
+
+import pytest
+
+import program.lm_profiles
+from optimize import systems
+from optimize.cli import main
+from tests.conftest import scripted_lm
+from tests.optimize.conftest import GOLD, FakeProgram
+
+
+def one_line_error(capsys, argv, code=2):
+    assert main(argv) == code
+    err = capsys.readouterr().err.strip()
+    assert "\n" not in err and "error" in err
+    return err
+
+
+@pytest.mark.parametrize("argv, says", [
+    (["eval", "--split", "validation"], "invalid choice"),
+    (["eval"], "--split"),
+    (["eval", "--split", "smoke", "--program", "missing.json"], "no compiled program"),
+    (["eval", "--split", "smoke", "--systems", "gated,react"], "unknown system"),
+    (["eval", "--split", "smoke", "--limit", "0"], "at least 1"),
+    (["compare", "no-such-run", "other"], "no eval run"),
+])
+def test_bad_input_is_one_line_exit_2_and_writes_nothing(capsys, tmp_path, argv, says):
+    try:
+        err = one_line_error(capsys, [*argv, "--data-dir", str(tmp_path)])
+    except SystemExit as exit_:  # argparse rejects before main's handler
+        assert exit_.code == 2
+        err = capsys.readouterr().err
+        assert err.count("\n") == 1
+    assert says in err
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_the_test_split_prints_a_notice_then_needs_the_index(capsys, tmp_path):
+    assert main(["eval", "--split", "test", "--data-dir", str(tmp_path)]) == 1
+    err = capsys.readouterr().err
+    assert "test split is for final reports only" in err and "python -m program index" in err
+
+
+@dataclass
+class FakeHandle:
+    lm: object
+    description: str = "fake LM"
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        pass
+
+
+def test_eval_then_compare_from_the_command_line(capsys, monkeypatch, settings, tmp_path):
+    made = []
+
+    def fake_systems(settings, names, program_path):
+        made.append({n: FakeProgram(answers={GOLD["q1"][0]: "nobody"} if n == "single_pass" else None) for n in names})
+        return made[-1]
+
+    monkeypatch.setattr(systems, "build_systems", fake_systems)
+    monkeypatch.setattr(program.lm_profiles, "build_lm", lambda settings, cache: FakeHandle(scripted_lm()))
+    argv = ["eval", "--split", "smoke", "--limit", "3", "--no-progress", "--data-dir", str(settings.data_dir)]
+    assert main(argv) == 0
+    out, err = capsys.readouterr()
+    run_id = err.split("run ")[1].split(":")[0]
+    assert "single_pass" in out and "report:" in out and (settings.data_dir / "runs" / run_id / "report.html").exists()
+    assert main(argv) == 0 and all(p.calls == [] for p in made[-1].values())  # resumed: nothing re-ran
+    capsys.readouterr()
+
+    assert main([*argv[:-3], "--limit", "2", "--systems", "single_pass", "--data-dir", str(settings.data_dir)]) == 0
+    other = capsys.readouterr().err.split("run ")[1].split(":")[0]
+    assert main(["compare", run_id, other, "--data-dir", str(settings.data_dir)]) == 0
+    out = capsys.readouterr().out
+    assert "single_pass (2 shared questions" in out and (settings.data_dir / "runs" / other / "compare.md").exists()

@@ -1,0 +1,41 @@
+"""One eval run end to end with fake programs: records, report, summary and MLflow, then a resume."""
+
+from mlflow import MlflowClient
+
+from optimize.evaluate import run_eval
+from optimize.run_config import EvalConfig
+from optimize.summary import RunSummary
+from optimize.tracking import RUN_ID_FILE, tracking_uri
+from tests.optimize.conftest import GOLD, FakeProgram, examples, score
+
+SYSTEMS = ["gated", "single_pass", "fixed_hops"]
+CONFIG = EvalConfig(split="smoke", systems=SYSTEMS, profile="local", model="qwen2.5-coder-0.5b", time_limit_s=60)
+
+
+def programs():
+    return {"gated": FakeProgram(), "single_pass": FakeProgram(answers={GOLD["q1"][0]: "nobody"}),
+            "fixed_hops": FakeProgram(fail=GOLD["q2"][0])}
+
+
+def test_an_eval_run_writes_everything_and_a_rerun_executes_nothing(settings, tmp_path):
+    first = programs()
+    summary = run_eval(CONFIG, settings, tmp_path, first, examples(), score, progress=False, params={"threshold.top_k": 3})
+    assert [s.system for s in summary.systems] == SYSTEMS
+    assert {p.name for p in tmp_path.iterdir()} >= {"results.jsonl", "report.md", "report.html", "summary.json",
+                                                     "config.json", RUN_ID_FILE, "plots"}
+    assert RunSummary.model_validate_json((tmp_path / "summary.json").read_text()) == summary
+    run = MlflowClient(tracking_uri(settings)).get_run((tmp_path / RUN_ID_FILE).read_text())
+    assert run.info.status == "FINISHED" and run.data.params["threshold.top_k"] == "3"
+    assert run.data.metrics["single_pass.exact_match"] < run.data.metrics["gated.exact_match"]
+    assert run.data.metrics["fixed_hops.status_error"] == 1
+
+    again = programs()
+    assert run_eval(CONFIG, settings, tmp_path, again, examples(), score, progress=False) == summary
+    assert all(p.calls == [] for p in again.values())
+
+
+def test_the_run_id_follows_the_arguments_that_change_results():
+    assert CONFIG.run_id == EvalConfig(**CONFIG.model_dump()).run_id
+    assert CONFIG.run_id.startswith("eval-smoke-uncompiled-")
+    assert CONFIG.run_id != CONFIG.model_copy(update={"limit": 5}).run_id
+    assert CONFIG.model_copy(update={"program": "/x/compiled_v2.json"}).run_id.startswith("eval-smoke-compiled_v2-")

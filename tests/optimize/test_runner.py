@@ -1,0 +1,114 @@
+"""The runner: records every example once, resumes without re-running, records timeouts and errors."""
+
+import dspy
+import pytest
+
+from optimize import runner
+from optimize.records import RecordLog
+from optimize.runner import run_examples
+from tests.conftest import scripted_lm
+from tests.optimize.conftest import GOLD, FakeProgram, examples, result, score
+
+
+@pytest.fixture
+def log(tmp_path):
+    return RecordLog(tmp_path / "results.jsonl")
+
+
+def run(program, log, qids=(), **kwargs):
+    return run_examples(program, examples(*qids), "gated", log, score, progress=False, **kwargs)
+
+
+def test_each_example_is_recorded_once_and_a_rerun_executes_nothing(log):
+    first = FakeProgram()
+    records = run(first, log)
+    assert [r.qid for r in records] == ["q1", "q2", "q3"] and len(first.calls) == 3
+    assert all(r.status == "ok" and r.result is not None for r in records)
+    assert records[0].scores.exact_match == 1.0 and records[0].hotpot_type == "bridge"
+    again = FakeProgram()
+    assert run(again, log) == records
+    assert again.calls == [] and len(log.path.read_text().splitlines()) == 3
+
+
+def test_a_partial_run_resumes_with_only_the_missing_examples(log):
+    run(FakeProgram(), log, ("q1", "q2"))
+    program = FakeProgram()
+    records = run(program, log)
+    assert program.calls == [GOLD["q3"][0]] and [r.qid for r in records] == ["q1", "q2", "q3"]
+
+
+def test_another_system_in_the_same_log_runs_its_own_examples(log):
+    run(FakeProgram(), log)
+    program = FakeProgram()
+    records = run_examples(program, examples(), "single_pass", log, score, progress=False)
+    assert len(program.calls) == 3 and {r.system for r in records} == {"single_pass"}
+
+
+def test_an_interrupted_run_keeps_what_finished(tmp_path):
+    class InterruptedLog(RecordLog):
+        def append(self, record):
+            if self.read():
+                raise KeyboardInterrupt
+            super().append(record)
+
+    with pytest.raises(KeyboardInterrupt):
+        run(FakeProgram(), InterruptedLog(tmp_path / "results.jsonl"))
+    program = FakeProgram()
+    records = run(program, RecordLog(tmp_path / "results.jsonl"))
+    assert len(program.calls) == 2 and len(records) == 3
+
+
+def test_an_exception_is_recorded_as_an_error_scored_as_no_answer(log):
+    records = run(FakeProgram(fail=GOLD["q2"][0]), log)
+    assert [r.status for r in records] == ["ok", "error", "ok"]
+    assert "the fake program broke" in records[1].error and records[1].scores.exact_match == 0
+    assert records[1].result is None
+
+
+def test_a_loop_that_ended_in_error_is_recorded_as_an_error(log):
+    class Broken(dspy.Module):
+        def forward(self, question, time_limit_s=None):
+            r = result(question, "x", [], actions=("decompose",), ended="error")
+            r.warnings = ["the loop stopped: ConnectionError: store down"]
+            return dspy.Prediction(answer=r.answer, result=r, evidence=[])
+
+    [record] = run(Broken(), log, ("q1",))
+    assert record.status == "error" and "store down" in record.error and record.result is not None
+
+
+def test_a_question_past_its_time_limit_is_a_timeout_with_its_draft_scored(log, monkeypatch):
+    monkeypatch.setattr(runner, "HARD_FACTOR", 1000.0)
+    records = run(FakeProgram(sleep_s={GOLD["q1"][0]: 0.06}), log, time_limit_s=0.05)
+    assert [r.status for r in records] == ["timeout", "ok", "ok"]
+    assert records[0].result is not None and records[0].scores.exact_match == 1.0
+
+
+@pytest.mark.parametrize("threads", [1, 2])
+def test_a_hung_question_is_given_up_recorded_and_the_rest_still_run(log, monkeypatch, threads):
+    monkeypatch.setattr(runner, "POLL_S", 0.02)
+    program = FakeProgram(sleep_s={GOLD["q2"][0]: 3.0})
+    records = run(program, log, time_limit_s=0.05, threads=threads)
+    assert [r.status for r in records] == ["ok", "timeout", "ok"]
+    assert records[1].result is None and "given up" in records[1].error and records[1].scores.f1 == 0
+    assert len(log.read()) == 3
+
+
+def test_threads_run_every_example_and_keep_the_example_order(log):
+    records = run(FakeProgram(), log, threads=3)
+    assert [r.qid for r in records] == ["q1", "q2", "q3"]
+
+
+def test_workers_see_the_callers_dspy_settings(log):
+    class UsesLM(dspy.Module):
+        def __init__(self):
+            super().__init__()
+            self.predict = dspy.Predict("question -> answer")
+
+        def forward(self, question, time_limit_s=None):
+            answer = self.predict(question=question).answer
+            r = result(question, answer, [])
+            return dspy.Prediction(answer=r.answer, result=r, evidence=[])
+
+    with dspy.context(lm=scripted_lm({"answer": "Richard Wallace"})):
+        [record] = run(UsesLM(), log, ("q1",), threads=2)
+    assert record.status == "ok" and record.answer == "Richard Wallace"

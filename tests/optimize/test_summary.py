@@ -1,0 +1,41 @@
+"""Summaries: every record counts, loop behaviour is tallied, slices by holdout and question type."""
+
+import pytest
+
+from optimize.records import RecordLog
+from optimize.runner import run_examples
+from optimize.summary import MAIN, summarize
+from tests.optimize.conftest import GOLD, FakeProgram, examples, score
+
+
+@pytest.fixture
+def records(tmp_path):
+    log = RecordLog(tmp_path / "results.jsonl")
+    gated = run_examples(FakeProgram(actions=("decompose", "retrieve", "draft", "query_docs", "answer")), examples(),
+                         "gated", log, score, progress=False)
+    wrong = FakeProgram(answers={GOLD["q1"][0]: "nobody"}, fail=GOLD["q2"][0], actions=("retrieve", "draft"))
+    return gated + run_examples(wrong, examples(), "single_pass", log, score, progress=False)
+
+
+def test_systems_keep_their_order_and_count_every_record(records):
+    summary = summarize(records, "run-1", split="smoke", dataset="hotpotqa", program="uncompiled", profile="local",
+                        model="m", judge="lexical")
+    gated, single = summary.systems
+    assert (gated.system, single.system) == ("gated", "single_pass")
+    assert single.n == 3 and single.status == {"ok": 2, "error": 1}
+    assert gated.metrics["exact_match"].mean == 1.0
+    assert single.metrics["exact_match"].mean == pytest.approx(1 / 3)  # the error counts as a miss
+
+
+def test_actions_iterations_and_endings_are_tallied(records):
+    gated, single = summarize(records, "r", split="", dataset="", program="", profile="", model="", judge="").systems
+    assert gated.actions["query_docs"] == 3 and gated.iterations == {"2": 3} and gated.ended == {"answered": 3}
+    assert single.actions == {"retrieve": 2, "draft": 2}  # the errored example has no trace
+
+
+def test_slices_by_holdout_and_type_and_the_worst_first(records):
+    gated, single = summarize(records, "r", split="", dataset="", program="", profile="", model="", judge="").systems
+    assert set(gated.by_holdout) == {"web holdout", "local only"}
+    assert gated.by_holdout["web holdout"]["exact_match"].n == 2
+    assert set(gated.by_type) == {"bridge", "comparison", "factual"} and set(gated.by_type["bridge"]) == set(MAIN)
+    assert single.worst[0] in {"q1", "q2"} and set(single.worst) == {"q1", "q2", "q3"}

@@ -1,0 +1,55 @@
+"""MLflow logging to a local SQLite store: params without secrets, per-system metrics, artifacts, status."""
+
+import pytest
+from mlflow import MlflowClient
+
+from optimize.records import RecordLog
+from optimize.runner import run_examples
+from optimize.summary import summarize
+from optimize.tracking import RUN_ID_FILE, tracked_run, tracking_uri
+from tests.optimize.conftest import FakeProgram, examples, score
+
+PARAMS = {"split": "smoke", "systems": "gated", "note": "key sk-test-SECRET-1234"}
+
+
+def run_of(settings, folder):
+    client = MlflowClient(tracking_uri(settings))
+    return client, client.get_run((folder / RUN_ID_FILE).read_text())
+
+
+def test_a_finished_run_has_params_metrics_and_artifacts_and_no_secret(settings, tmp_path):
+    log = RecordLog(tmp_path / "results.jsonl")
+    summary = summarize(run_examples(FakeProgram(), examples(), "gated", log, score, progress=False), "r", split="smoke",
+                        dataset="hotpotqa", program="uncompiled", profile="local", model="m", judge="lexical")
+    (tmp_path / "report.md").write_text("# report")
+    with tracked_run(settings, tmp_path, PARAMS) as tracking:
+        tracking.log_summary(summary)
+        tracking.log_files([tmp_path / "report.md", log.path], tmp_path)
+    client, run = run_of(settings, tmp_path)
+    assert run.info.status == "FINISHED"
+    assert run.data.params == {"split": "smoke", "systems": "gated"}  # the value holding the API key is dropped
+    assert run.data.metrics["gated.exact_match"] == 1.0 and "gated.latency_p50_s" in run.data.metrics
+    assert {a.path for a in client.list_artifacts(run.info.run_id)} == {"report.md", "results.jsonl"}
+    assert "SECRET" not in str(run.data)
+
+
+def test_a_resumed_eval_continues_the_same_mlflow_run(settings, tmp_path):
+    with tracked_run(settings, tmp_path, PARAMS):
+        pass
+    first = (tmp_path / RUN_ID_FILE).read_text()
+    with tracked_run(settings, tmp_path, PARAMS):
+        assert run_of(settings, tmp_path)[1].info.status == "RUNNING"
+    assert (tmp_path / RUN_ID_FILE).read_text() == first
+
+
+@pytest.mark.parametrize("error, status", [(RuntimeError("boom"), "FAILED"), (KeyboardInterrupt(), "KILLED")])
+def test_an_exception_ends_the_run_failed_and_an_interrupt_killed(settings, tmp_path, error, status):
+    with pytest.raises(type(error)), tracked_run(settings, tmp_path, PARAMS):
+        raise error
+    assert run_of(settings, tmp_path)[1].info.status == status
+
+
+def test_artifacts_of_the_local_store_stay_in_the_data_dir(settings, tmp_path):
+    with tracked_run(settings, tmp_path, PARAMS):
+        pass
+    assert run_of(settings, tmp_path)[1].info.artifact_uri.startswith((settings.data_dir / "mlartifacts").resolve().as_uri())
