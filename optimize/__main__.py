@@ -1,8 +1,7 @@
 """`python -m optimize`: see optimize/cli.py."""
 
-import sys
-
 import program  # noqa: F401  (sets the offline env vars before anything imports litellm)
 from optimize.cli import main
+from program.cli import exit_with
 
-sys.exit(main())
+exit_with(main())

@@ -13,7 +13,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from program.cli import UsageError
+from program.cli import INTERRUPTED, UsageError
 
 DEFAULT_THREADS = {"local": 1, "openai": 8}
 DEFAULT_TIMEOUT_S = 240.0
@@ -39,7 +39,7 @@ def main(argv: list[str] | None = None) -> int:
         return 1
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)
-        return 130
+        return INTERRUPTED
 
 
 def parser() -> Parser:

@@ -12,7 +12,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from program.cli import UsageError, _settings as settings_from_args
+from program.cli import INTERRUPTED, UsageError, _settings as settings_from_args
 
 TEST_NOTICE = "notice: the test split is for final reports only; tune on smoke, dev and train"
 
@@ -46,7 +46,7 @@ def eval_command(args: argparse.Namespace) -> int:
     except KeyboardInterrupt:
         print(f"\ninterrupted: finished questions are saved in {folder / RESULTS}; run the same command to resume",
               file=sys.stderr)
-        return 130
+        return INTERRUPTED
     print(_overview(summary))
     print(f"report: {folder / 'report.html'}")
     return 0

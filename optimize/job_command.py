@@ -12,7 +12,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from program.cli import UsageError
+from program.cli import INTERRUPTED, UsageError
 from program.cli import _settings as settings_from_args
 
 EXPERIMENT = "gatedrag-optimize"
@@ -62,7 +62,7 @@ def _run(config, settings, folder: Path, model: str, train, val, progress: bool)
         return 3
     except KeyboardInterrupt:
         print(f"\ninterrupted: resume with `python -m optimize --resume {folder.name}`", file=sys.stderr)
-        return 130
+        return INTERRUPTED
     print(_final_table(summary))
     print(f"compiled program: {folder / PROGRAM}\nreport: {folder / 'eval' / 'report.html'}")
     return 0

@@ -1,7 +1,5 @@
 """`python -m program`: see program/cli.py."""
 
-import sys
+from program.cli import exit_with, main
 
-from program.cli import main
-
-sys.exit(main())
+exit_with(main())

@@ -8,14 +8,28 @@ with a one-line message and a non-zero exit, never a traceback.
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from pathlib import Path
 
 MAX_QUESTION_CHARS = 2000
+INTERRUPTED = 130  # the exit code after Ctrl-C
 
 
 class UsageError(Exception):
     """Bad input: printed as one line, exit code 2."""
+
+
+def exit_with(code: int) -> None:
+    """End the process with `code`, at once after Ctrl-C."""
+    if code == INTERRUPTED:
+        # subtle: an interrupted run leaves llama.cpp's in-process server mid-request, and its
+        # destructor would wait for that request forever at interpreter exit; what the run
+        # finished is already on disk, so the process ends here
+        sys.stdout.flush()
+        sys.stderr.flush()
+        os._exit(code)
+    sys.exit(code)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -30,7 +44,7 @@ def main(argv: list[str] | None = None) -> int:
         return 1
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)
-        return 130
+        return INTERRUPTED
 
 
 def _parser() -> argparse.ArgumentParser:

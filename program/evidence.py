@@ -13,6 +13,8 @@ from dataclasses import dataclass, field
 from program.passage import Passage
 
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9\"'(])")
+# a period after a title or an initial ("Dr. Robotnik", "A. A. Milne", "U.S. Army") ends no sentence
+_NOT_AN_END = re.compile(r"(?:\b(?:Dr|Mr|Mrs|Ms|St|Jr|Sr|Prof|Gen|Col|Lt|Capt|Sgt|Rev|Mt|Ft|vs|No|Inc|Co|Corp|Ltd)|\b[A-Z])\.$")
 _WORD = re.compile(r"[a-z0-9]+")
 _STOP = frozenset("a an the of in on at to for and or is was were are be by with as from that this what which who whom when where how did does do its it his her their".split())
 
@@ -26,10 +28,20 @@ def terms(text: str) -> set[str]:
     return {w for w in _WORD.findall(text.lower()) if w not in _STOP}
 
 
+def split_sentences(text: str) -> list[str]:
+    sentences: list[str] = []
+    for piece in (p.strip() for p in _SENTENCE_END.split(text)):
+        if sentences and _NOT_AN_END.search(sentences[-1]):
+            sentences[-1] += " " + piece
+        elif piece:
+            sentences.append(piece)
+    return sentences
+
+
 def trim_to_sentences(text: str, focus: set[str], max_tokens: int) -> str:
     """Keep the first sentence (it names the subject) and the sentences sharing most terms
     with the focus, in their original order, within `max_tokens`."""
-    sentences = [s.strip() for s in _SENTENCE_END.split(text) if s.strip()]
+    sentences = split_sentences(text)
     ranked = [0] + sorted(range(1, len(sentences)), key=lambda i: -len(terms(sentences[i]) & focus))
     kept, used = set(), 0
     for i in ranked:
@@ -68,11 +80,11 @@ class EvidencePool:
         return len(self.passages) - before
 
     def render(self, focus: str, max_tokens: int, passage_tokens: int, cited: set[int] = frozenset(),
-               new_and_cited_only: bool = False) -> list[Shown]:
+               earlier: int | None = None) -> list[Shown]:
         """Pick what the LM sees: passages new since the last render first, then the ones the
-        draft cites, then (unless `new_and_cited_only`) the rest by retrieval score; each
-        trimmed to its best sentences."""
-        order = self._priority(cited, new_and_cited_only)
+        draft cites, then the rest by retrieval score (at most `earlier` of them, when given);
+        each trimmed to its best sentences."""
+        order = self._priority(cited, earlier)
         self._fresh = []
         focus_terms = terms(focus)
         shown, used = [], 0
@@ -85,15 +97,16 @@ class EvidencePool:
             used += cost
         return shown
 
-    def _priority(self, cited: set[int], new_and_cited_only: bool) -> list[int]:
+    def _priority(self, cited: set[int], earlier: int | None) -> list[int]:
         def best_first(indices):
             # subtle: fused (RRF) scores are rank-based, so sorting them interleaves the
             # top hits of every query instead of letting the first query fill the budget.
             return sorted(indices, key=lambda i: -self.passages[i].score)
 
         cited_ids = [n - 1 for n in sorted(cited) if 0 < n <= len(self.passages)]
-        rest = [] if new_and_cited_only else best_first(range(len(self.passages)))
-        return list(dict.fromkeys(best_first(self._fresh) + cited_ids + rest))
+        first = list(dict.fromkeys(best_first(self._fresh) + cited_ids))
+        rest = [i for i in best_first(range(len(self.passages))) if i not in first]
+        return first + rest[:earlier]
 
 
 def format_evidence(shown: list[Shown]) -> str:

@@ -34,7 +34,13 @@ class LMHandle:
     def __enter__(self) -> LMHandle:
         return self
 
-    def __exit__(self, *exc) -> None:
+    def __exit__(self, exc_type, *exc) -> None:
+        # subtle: llama.cpp's server stops in its destructor, which waits for the request in
+        # flight; after Ctrl-C that request's worker thread is abandoned and never reads its
+        # answer, so the wait never ends. The process is exiting: leave the server to it.
+        if exc_type is KeyboardInterrupt:
+            self.lm.close()
+            return
         self.close()
 
 

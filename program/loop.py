@@ -29,6 +29,7 @@ from program.web_search import WebSearch, WebSearchError
 Search = Callable[[str, int], list[Passage]]
 NO_ANSWER = "I could not find the answer in the evidence."
 FORMAT = 1  # the saved-program layout; `program.load` refuses a newer one
+BEST_EARLIER_AFTER_WEB = 2  # earlier passages the refiner sees beside the web results
 
 
 class GatedRAG(dspy.Module):
@@ -131,7 +132,10 @@ class GatedRAG(dspy.Module):
         run.memory.tried += queries
 
     def _search_web(self, run: RunState, step, queries: list[str]) -> None:
-        step.queries = queries = _clean_queries(queries, limit=2) or [run.question]
+        # a query the web already answered would only bring back the same pages
+        unsearched = lambda qs: [q for q in _clean_queries(qs, limit=len(qs)) if q not in run.searched_web]  # noqa: E731
+        fallback = unsearched([" ".join(run.key_concepts), run.question])[:1] or [run.question]
+        step.queries = queries = unsearched(queries)[:2] or fallback
         found = []
         with run.timed("web"):
             for q in queries:
@@ -148,7 +152,7 @@ class GatedRAG(dspy.Module):
         """Search the web, then refine the draft over the new results and its cited passages."""
         run.resources.web_searches += 1
         self._search_web(run, step, queries)
-        return self._refine(run, draft, list(verdict.gaps) or [verdict.missing], new_and_cited_only=True)
+        return self._refine(run, draft, list(verdict.gaps) or [verdict.missing], earlier=BEST_EARLIER_AFTER_WEB)
 
     def _draft(self, run: RunState) -> str:
         evidence = self._show(run, cited=set())
@@ -175,20 +179,21 @@ class GatedRAG(dspy.Module):
         fresh = [q for q in _clean_queries(out.queries, limit=2) if q.lower() not in tried]
         return fresh or [f"{run.question} {verdict.missing}".strip()]
 
-    def _refine(self, run: RunState, draft: str, focus: list[str], new_and_cited_only: bool = False) -> str:
-        # subtle: after a web search the refiner sees only the new results and the passages the
-        # draft cites; with the whole pool in view the 0.5B kept citing the old passages
-        evidence = self._show(run, cited=set(cited_numbers(draft)), new_and_cited_only=new_and_cited_only)
+    def _refine(self, run: RunState, draft: str, focus: list[str], earlier: int | None = None) -> str:
+        # subtle: after a web search the refiner sees the new results first, the passages the
+        # draft cites, and only the best few earlier ones: with the whole pool in view the 0.5B
+        # kept citing the old passages, and with none it lost the bridge to the new entity
+        evidence = self._show(run, cited=set(cited_numbers(draft)), earlier=earlier)
         with run.timed("lm"):
             out = self._predict(run, self.refine, dict(answer=draft), question=run.question, draft=draft,
                                 evidence=evidence, focus=[f for f in focus if f])
         return out.answer or draft
 
-    def _show(self, run: RunState, cited: set[int], new_and_cited_only: bool = False) -> str:
+    def _show(self, run: RunState, cited: set[int], earlier: int | None = None) -> str:
         t = run.thresholds
         # the key concepts and gaps pick which sentences of each passage survive the trim
         focus = " ".join([run.question, *run.sub_queries, *run.key_concepts, *run.memory.gaps])
-        run.shown = run.pool.render(focus, t.evidence_tokens, t.passage_tokens, cited, new_and_cited_only)
+        run.shown = run.pool.render(focus, t.evidence_tokens, t.passage_tokens, cited, earlier)
         return format_evidence(run.shown) or "(no evidence found)"
 
     def _predict(self, run: RunState, predictor: dspy.Predict, fallback: dict, **inputs) -> dspy.Prediction:

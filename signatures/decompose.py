@@ -4,6 +4,8 @@ from typing import Literal
 
 import dspy
 
+from signatures.short_text import Query, Term
+
 QueryType = Literal["factual", "comparison", "how_to", "exploratory"]
 
 
@@ -14,6 +16,6 @@ class Decompose(dspy.Signature):
 
     question: str = dspy.InputField()
     known_context: str = dspy.InputField(desc="what the asker already knows; plan no query for it")
-    sub_queries: list[str] = dspy.OutputField(desc="1 to 4 short search queries, most important first")
+    sub_queries: list[Query] = dspy.OutputField(desc="1 to 4 short search queries, most important first")
     query_type: QueryType = dspy.OutputField(desc="comparison when two things are compared, else factual unless a how-to or open topic")
-    key_concepts: list[str] = dspy.OutputField(desc="the named entities and terms the answer depends on")
+    key_concepts: list[Term] = dspy.OutputField(desc="the named entities and terms the answer depends on")

@@ -4,6 +4,8 @@ from typing import Literal
 
 import dspy
 
+from signatures.short_text import Fact, Query
+
 NextAction = Literal["answer", "query_docs", "search_web", "refine"]
 
 
@@ -25,6 +27,6 @@ class JudgeSufficiency(dspy.Signature):
     confidence: float = dspy.OutputField(desc="0.0 to 1.0: how sure you are the draft is correct and supported")
     missing: str = dspy.OutputField(desc="the fact still unknown; empty when sufficient")
     next_action: NextAction = dspy.OutputField()
-    queries: list[str] = dspy.OutputField(desc="for query_docs or search_web: 1 to 2 search queries for what is missing; for refine: the focus areas")
-    facts: list[str] = dspy.OutputField(desc="short facts the evidence establishes, each ending with its [n]")
-    gaps: list[str] = dspy.OutputField(desc="what the answer still needs; empty when sufficient")
+    queries: list[Query] = dspy.OutputField(desc="for query_docs or search_web: 1 to 2 search queries for what is missing; for refine: the focus areas")
+    facts: list[Fact] = dspy.OutputField(desc="short facts the evidence establishes, each ending with its [n]")
+    gaps: list[Fact] = dspy.OutputField(desc="what the answer still needs; empty when sufficient")

@@ -2,6 +2,8 @@
 
 import dspy
 
+from signatures.short_text import Query
+
 
 class RewriteQuery(dspy.Signature):
     """Write new search queries to find the missing information. Use other words, synonyms or
@@ -10,4 +12,4 @@ class RewriteQuery(dspy.Signature):
     question: str = dspy.InputField()
     missing: str = dspy.InputField(desc="what the evidence does not yet say")
     tried_queries: list[str] = dspy.InputField(desc="queries already run; do not repeat them")
-    queries: list[str] = dspy.OutputField(desc="1 to 2 new short search queries")
+    queries: list[Query] = dspy.OutputField(desc="1 to 2 new short search queries")

@@ -1,6 +1,6 @@
 """The evidence pool: dedup, stable numbering, the token budget and sentence trimming."""
 
-from program.evidence import EvidencePool, approx_tokens, format_evidence, terms, trim_to_sentences
+from program.evidence import EvidencePool, approx_tokens, format_evidence, split_sentences, terms, trim_to_sentences
 from tests.conftest import passage
 
 LONG = ("Shirley Temple was an American actress.  She starred in many films as a child.  "
@@ -42,3 +42,18 @@ def test_render_respects_the_token_budget_and_prefers_cited_passages():
     shown = pool.render("topic", max_tokens=150, passage_tokens=60, cited={6})
     assert sum(approx_tokens(s.text) + 4 for s in shown) <= 150
     assert shown[0].n == 6
+
+
+def test_titles_and_initials_end_no_sentence():
+    text = 'He voiced Dr. Robotnik in "Sonic the Hedgehog". It is based on A. A. Milne. The U.S. Army won.'
+    assert split_sentences(text) == ['He voiced Dr. Robotnik in "Sonic the Hedgehog".', "It is based on A. A. Milne.",
+                                     "The U.S. Army won."]
+
+
+def test_after_a_web_search_only_the_best_few_earlier_passages_follow_the_new_ones():
+    pool = EvidencePool()
+    pool.add([passage(f"P{i}", f"earlier passage {i}", score=1 - i / 10) for i in range(5)])
+    pool.render("passage", 10_000, 100)
+    pool.add([passage("Web", "the web result", source="web", score=0.9)])
+    shown = pool.render("passage", 10_000, 100, cited={4}, earlier=2)
+    assert [s.passage.title for s in shown] == ["Web", "P3", "P0", "P1"]

@@ -234,3 +234,11 @@ def test_a_one_word_sub_query_never_sends_the_loop_to_the_web():
     web = FakeWeb(WEB)
     result = run(scripted_lm(plan, {"answer": "x [1]."}, verdict(True, 0.95, "answer")), web=web, search=FakeSearch(weak))
     assert actions(result)[-1] == "answer" and web.queries == []
+
+
+def test_a_second_web_search_never_repeats_a_query_the_web_already_answered():
+    lm = scripted_lm(PLAN, {"answer": "x"}, *[item for _ in range(2) for item in
+                     (verdict(False, 0.1, "search_web", ["w"], "m"), {"answer": "y"})], verdict(True, 0.9, "answer"))
+    web = FakeWeb(WEB)
+    run(lm, thresholds=Thresholds(max_web_searches=2, max_doc_queries=0, max_iterations=3), web=web)
+    assert web.queries == ["w", "Corliss Archer"]  # then the key concepts, not "w" again
