@@ -1,8 +1,8 @@
 """The `python -m optimize` command line: `run` (the default) compiles a program, `eval` scores
 systems on a split, `compare` diffs two runs, `export` writes a run's prompts as text.
 
-Each subcommand is a function taking the parsed args; a bare `python -m optimize` can later map
-to a default subcommand (the optimizer's `run`). Bad input (unknown split or system, missing
+Each subcommand is a function taking the parsed args; a bare `python -m optimize` runs `run`
+with the quick preset. Bad input (unknown split or system, missing
 program file or run) ends with one line and exit 2 before anything is written; missing data,
 index or model with one line and exit 1; Ctrl-C with how to resume.
 """
@@ -13,7 +13,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from program.cli import INTERRUPTED, UsageError
+from program.cli import run_command
 
 DEFAULT_THREADS = {"local": 1, "openai": 8}
 DEFAULT_TIMEOUT_S = 240.0
@@ -28,18 +28,7 @@ def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     if not argv or argv[0].startswith("-") and argv[0] not in ("-h", "--help"):
         argv = ["run", *argv]  # a bare `python -m optimize` runs the optimize job
-    args = parser().parse_args(argv)
-    try:
-        return args.run(args)
-    except UsageError as error:
-        print(f"error: {error}", file=sys.stderr)
-        return 2
-    except (FileNotFoundError, RuntimeError, ValueError) as error:  # data, index, model or config missing
-        print(f"error: {error}", file=sys.stderr)
-        return 1
-    except KeyboardInterrupt:
-        print("interrupted", file=sys.stderr)
-        return INTERRUPTED
+    return run_command(parser().parse_args(argv))
 
 
 def parser() -> Parser:

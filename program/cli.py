@@ -33,7 +33,11 @@ def exit_with(code: int) -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
-    args = _parser().parse_args(argv)
+    return run_command(_parser().parse_args(argv))
+
+
+def run_command(args: argparse.Namespace) -> int:
+    """Run the parsed command; bad input, missing data and Ctrl-C end in one line and an exit code."""
     try:
         return args.run(args)
     except UsageError as error:
