@@ -16,6 +16,7 @@ from program.settings import Settings
 
 PROFILES = ("local", "openai")
 LLAMACPP = "llamacpp"  # the provider id our llama.cpp server is declared under
+_ABANDONED: list = []  # servers left running after Ctrl-C, until the process exits
 
 
 @dataclass
@@ -40,6 +41,7 @@ class LMHandle:
         # answer, so the wait never ends. The process is exiting: leave the server to it.
         if exc_type is KeyboardInterrupt:
             self.lm.close()
+            _ABANDONED.append(self._server)  # still referenced, so no destructor runs before the exit
             return
         self.close()
 

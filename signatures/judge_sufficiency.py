@@ -11,8 +11,8 @@ NextAction = Literal["answer", "query_docs", "search_web", "refine"]
 
 class JudgeSufficiency(dspy.Signature):
     """Judge whether the numbered evidence fully answers the question, and choose the next step.
-    The evidence suffices only if it states every fact the answer needs; the draft does not
-    count as evidence. Choose:
+    The evidence suffices only if its passages state every fact the answer needs (a claim
+    found only in the draft is not established). Choose:
     - answer: the evidence suffices and the draft answers the question from it;
     - refine: the evidence suffices but the draft is wrong, incomplete or uncited;
     - query_docs: a missing fact is likely in the document collection under other words;
