@@ -65,7 +65,10 @@ class Job:
         compiled.thresholds = self._thresholds(compiled, val, baseline, state)
         compiled.save(self.folder / PROGRAM)
         _seed_records(self.folder / "eval_baseline", self.folder / "eval")  # the baseline is not run twice
-        final = self._eval({"baseline": uncompiled, "compiled": compiled}, val, "eval", step=2)
+        # subtle: the compiled eval runs uncached; with the cache on it would replay the chosen
+        # trial's calls and report a latency of a second or so
+        with dspy.context(lm=dspy.settings.lm.copy(cache=False)):
+            final = self._eval({"baseline": uncompiled, "compiled": compiled}, val, "eval", step=2)
         self.tracking.log_files([self.folder / PROGRAM], self.folder)
         model_uri = log_program_model(compiled, tracking_uri(self.settings), self.tracking.run_id)
         (self.folder / "model_uri").write_text(model_uri)

@@ -5,7 +5,8 @@ validation questions and reports mean composite quality and estimated latency. T
 trial is the current thresholds. With DSPy's cache on, a trial that only moves a gate pays
 only for the LM calls it has not seen, so its wall time is not its latency: latency is
 estimated as LM calls x the seconds per call measured in the baseline eval. The study lives
-in SQLite in the run folder, so a killed search resumes with its finished trials. The Pareto
+in SQLite in the run folder, so a killed search resumes with its finished trials, retries the
+one cut short with the same thresholds, and skips the questions that trial had finished. The Pareto
 front is kept; the operating point is the best of `quality - latency_weight * latency`
 (both scaled to the front's range), or the best quality within `latency_budget_s`.
 This module does not compile prompts.
@@ -13,6 +14,8 @@ This module does not compile prompts.
 
 from __future__ import annotations
 
+import hashlib
+import json
 import statistics
 from pathlib import Path
 
@@ -58,6 +61,7 @@ def search_thresholds(program: dspy.Module, val: list[dspy.Example], score: Scor
     study = _study(folder, config.seed)
     if not study.trials:
         study.enqueue_trial({k: getattr(program.thresholds, k) for k in _names(config.search_space)})
+    _retry_unfinished(study)
     log = RecordLog(folder / TRIALS_LOG)
 
     def objective(trial: optuna.Trial) -> tuple[float, float]:
@@ -66,7 +70,9 @@ def search_thresholds(program: dspy.Module, val: list[dspy.Example], score: Scor
         candidate = program.deepcopy()
         candidate.thresholds = program.thresholds.model_copy(update=space(trial, config.search_space))
         trial.set_user_attr("thresholds", candidate.thresholds.model_dump())
-        records = run_examples(candidate, val, f"trial-{trial.number}", log, score, 1, config.time_limit_s, progress)
+        # keyed by the thresholds, not the trial number: a retried trial finds its finished questions
+        key = f"trial-{_digest(trial.params)}"
+        records = run_examples(candidate, val, key, log, score, 1, config.time_limit_s, progress)
         quality = statistics.fmean(r.scores.composite for r in records)
         latency = statistics.fmean(r.scores.lm_calls for r in records) * seconds_per_call
         return quality, latency
@@ -102,6 +108,22 @@ def _study(folder: Path, seed: int) -> optuna.Study:
     return optuna.create_study(study_name=STUDY, storage=f"sqlite:///{(folder / 'thresholds.db').resolve()}",
                                load_if_exists=True, directions=["maximize", "minimize"],
                                sampler=optuna.samplers.NSGAIISampler(seed=seed))
+
+
+def _retry_unfinished(study: optuna.Study) -> None:
+    """Queue again the thresholds of a trial that a kill or Ctrl-C cut short (left RUNNING or
+    FAIL), so the search still measures them, the current thresholds of trial 0 above all."""
+    finished = {_digest(t.params) for t in study.trials if t.state == optuna.trial.TrialState.COMPLETE}
+    queued = {_digest(t.params) for t in study.trials if t.state == optuna.trial.TrialState.WAITING}
+    for t in study.trials:
+        cut_short = t.state in (optuna.trial.TrialState.RUNNING, optuna.trial.TrialState.FAIL)
+        if cut_short and t.params and _digest(t.params) not in finished | queued:
+            study.enqueue_trial(t.params)
+            queued.add(_digest(t.params))
+
+
+def _digest(params: dict) -> str:
+    return hashlib.sha256(json.dumps(params, sort_keys=True).encode()).hexdigest()[:12]
 
 
 def _point(trial: optuna.trial.FrozenTrial) -> Point:

@@ -1,8 +1,11 @@
 """Choosing on the Pareto front, and a threshold search that resumes without redoing trials."""
 
 import dspy
+import pytest
 
+from optimize import threshold_search
 from optimize.job_config import load_config
+from optimize.records import RecordLog
 from optimize.threshold_search import Point, all_points, choose, search_thresholds
 from program.result import Resources, Result, Tokens, Trace
 from program.thresholds import Thresholds
@@ -60,3 +63,29 @@ def test_search_keeps_a_front_and_resumes_without_redoing_trials(tmp_path):
     search_thresholds(program, val, score, config, tmp_path, seconds_per_call=2.0, progress=False)
     assert len(program.runs) == 6  # resumed: all three trials were done
     assert chosen in [p.thresholds for p in front]
+
+
+class InterruptedLog(RecordLog):
+    """Ctrl-C (which reaches the main thread) as the second question's record is written, once."""
+    appended = 0
+
+    def append(self, record):
+        InterruptedLog.appended += 1
+        if InterruptedLog.appended == 2:
+            raise KeyboardInterrupt
+        super().append(record)
+
+
+def test_a_trial_cut_short_is_retried_with_its_thresholds_and_keeps_its_finished_questions(tmp_path, monkeypatch):
+    program = CountingProgram()
+    val = [dspy.Example(question=f"q{i}", answer="a", gold_titles=[], holdout_title="", qid=f"q{i}",
+                        hotpot_type="").with_inputs("question") for i in range(2)]
+    config = load_config("quick", overrides={"threshold_trials": 2})
+    monkeypatch.setattr(threshold_search, "RecordLog", InterruptedLog)
+    with pytest.raises(KeyboardInterrupt):
+        search_thresholds(program, val, score, config, tmp_path, seconds_per_call=2.0, progress=False)
+    assert program.runs == ["q0", "q1"] and all_points(tmp_path) == []
+    search_thresholds(program, val, score, config, tmp_path, seconds_per_call=2.0, progress=False)
+    points = all_points(tmp_path)
+    assert len(points) == 2 and points[0].thresholds == Thresholds()  # the current thresholds were measured
+    assert program.runs[:3] == ["q0", "q1", "q1"]  # the retried trial asked only its unrecorded question

@@ -109,3 +109,14 @@ def test_real_local_model_gives_typed_outputs(tmp_path):
     assert isinstance(pred.key_terms, list) and all(isinstance(t, str) for t in pred.key_terms)
     with pytest.raises(OSError):  # closing the handle stopped the server
         urllib.request.urlopen(f"{base_url}/health", timeout=2)
+
+
+def test_ctrl_c_leaves_the_server_running_for_the_exit_and_a_normal_exit_stops_it(fake_local):
+    with pytest.raises(KeyboardInterrupt), build_lm(settings(profile="local")):
+        raise KeyboardInterrupt
+    with build_lm(settings(profile="local")):
+        pass
+    interrupted, finished = fake_local
+    # stopping would wait on the abandoned request: the process exits with the server up
+    assert not interrupted.closed and interrupted in lm_profiles._ABANDONED
+    assert finished.closed
