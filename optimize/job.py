@@ -69,7 +69,9 @@ class Job:
         # trial's calls and report a latency of a second or so
         with dspy.context(lm=dspy.settings.lm.copy(cache=False)):
             final = self._eval({"baseline": uncompiled, "compiled": compiled}, val, "eval", step=2)
-        self.tracking.log_files([self.folder / PROGRAM], self.folder)
+        # the baseline-vs-compiled report sits with the job's run too, not only with its eval run
+        report = [p for p in (self.folder / "eval").rglob("*") if p.is_file() and p.suffix in (".md", ".html", ".json", ".png")]
+        self.tracking.log_files([self.folder / PROGRAM, *report], self.folder)
         model_uri = log_program_model(compiled, tracking_uri(self.settings), self.tracking.run_id)
         (self.folder / "model_uri").write_text(model_uri)
         state.finish("done", self.folder)

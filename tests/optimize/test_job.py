@@ -8,7 +8,9 @@ from dspy.utils import DummyLM
 from optimize.budget import SpendingGuard
 from optimize.job import PROGRAM, Job, JobState
 from optimize.job_config import load_config
-from optimize.tracking import tracked_run
+from mlflow import MlflowClient
+
+from optimize.tracking import RUN_ID_FILE, tracked_run, tracking_uri
 from program.loop import GatedRAG
 from program.settings import Settings
 from tests.conftest import FakeSearch, passage
@@ -50,6 +52,10 @@ def test_the_job_writes_a_compiled_program_and_a_rerun_redoes_nothing(tmp_path):
     assert (folder / "pareto_front.png").stat().st_size > 0 and (folder / "eval" / "report.html").exists()
     assert JobState.read(folder).done == ["prompts", "thresholds", "done"]
     assert guard.calls > 0
+    client = MlflowClient(tracking_uri(Settings(data_dir=tmp_path / "data", _env_file=None)))
+    run_id = (folder / RUN_ID_FILE).read_text()
+    logged = {a.path for a in client.list_artifacts(run_id)} | {a.path for a in client.list_artifacts(run_id, "eval")}
+    assert {PROGRAM, "pareto_front.png", "eval/report.html", "eval/summary.json"} <= logged
     again = DummyLM(KEYED)
     run_job(tmp_path, again)
     assert again.history == []
