@@ -4,12 +4,11 @@ import json
 
 import dspy
 from dspy.utils import DummyLM
+from mlflow import MlflowClient
 
 from optimize.budget import SpendingGuard
 from optimize.job import PROGRAM, Job, JobState
 from optimize.job_config import load_config
-from mlflow import MlflowClient
-
 from optimize.tracking import RUN_ID_FILE, tracked_run, tracking_uri
 from program.loop import GatedRAG
 from program.settings import Settings
