@@ -65,10 +65,7 @@ class Job:
         compiled.thresholds = self._thresholds(compiled, val, baseline, state)
         compiled.save(self.folder / PROGRAM)
         _seed_records(self.folder / "eval_baseline", self.folder / "eval")  # the baseline is not run twice
-        # subtle: the compiled eval runs uncached; with the cache on it would replay the chosen
-        # trial's calls and report a latency of a second or so
-        with dspy.context(lm=dspy.settings.lm.copy(cache=False)):
-            final = self._eval({"baseline": uncompiled, "compiled": compiled}, val, "eval", step=2)
+        final = self._eval({"baseline": uncompiled, "compiled": compiled}, val, "eval", step=2)
         # the baseline-vs-compiled report sits with the job's run too, not only with its eval run
         report = [p for p in (self.folder / "eval").rglob("*") if p.is_file() and p.suffix in (".md", ".html", ".json", ".png")]
         self.tracking.log_files([self.folder / PROGRAM, *report], self.folder)
@@ -111,9 +108,16 @@ class Job:
         return chosen
 
     def _eval(self, programs: dict[str, GatedRAG], val, name: str, step: int) -> RunSummary:
+        # subtle: the evals run uncached, so their latencies are real: with the cache on, the
+        # compiled eval would replay the chosen trial's calls, and a second job (or one after
+        # an eval of the same questions) would replay the baseline's, in about a second each
+        with dspy.context(lm=dspy.settings.lm.copy(cache=False)):
+            return self._run_eval(programs, val, name, step)
+
+    def _run_eval(self, programs: dict[str, GatedRAG], val, name: str, step: int) -> RunSummary:
         config = EvalConfig(split=self.config.val_split, systems=list(programs), limit=self.config.val_limit,
                             profile=self.settings.resolved_profile, model=self.model, time_limit_s=self.config.time_limit_s,
-                            program=self.folder.name, cache=True)
+                            program=self.folder.name, cache=False)
         summary = run_eval(config, self.settings, self.folder / name, programs, val, self._score(),
                            params={"job": self.folder.name}, progress=self.progress)
         for system in summary.systems:
