@@ -133,9 +133,10 @@ class GatedRAG(dspy.Module):
 
     def _search_web(self, run: RunState, step, queries: list[str]) -> None:
         # a query the web already answered would only bring back the same pages
-        unsearched = lambda qs: [q for q in _clean_queries(qs, limit=len(qs)) if q not in run.searched_web]  # noqa: E731
-        fallback = unsearched([" ".join(run.key_concepts), run.question])[:1] or [run.question]
-        step.queries = queries = unsearched(queries)[:2] or fallback
+        given = [q for q in _clean_queries(queries, limit=len(queries)) if q not in run.searched_web][:2]
+        fallback = [q for q in _clean_queries([" ".join(run.key_concepts), run.question], limit=2)
+                    if q not in run.searched_web][:1]
+        step.queries = queries = given or fallback or [run.question]
         found = []
         with run.timed("web"):
             for q in queries:
