@@ -9,7 +9,10 @@ This module does not run LM calls.
 
 from __future__ import annotations
 
+import json
+import os
 import threading
+from pathlib import Path
 
 from dspy.utils.callback import BaseCallback
 from pydantic import BaseModel
@@ -28,9 +31,15 @@ class BudgetExceeded(RuntimeError):
 
 
 class SpendingGuard(BaseCallback):
-    def __init__(self, caps: Caps, model: str):
-        self.caps, self.model = caps, model
-        self.calls = self.prompt_tokens = self.completion_tokens = 0
+    """`ledger`: a JSON file the counts are kept in after every call, so a resumed job (even
+    after a kill) goes on from what the killed one spent instead of starting its caps at zero."""
+
+    def __init__(self, caps: Caps, model: str, ledger: Path | None = None):
+        self.caps, self.model, self.ledger = caps, model, ledger
+        spent = json.loads(ledger.read_text()) if ledger is not None and ledger.is_file() else {}
+        self.calls = spent.get("calls", 0)
+        self.prompt_tokens = spent.get("prompt_tokens", 0)
+        self.completion_tokens = spent.get("completion_tokens", 0)
         self._lock = threading.Lock()
 
         self._started: dict[str, object] = {}
@@ -49,6 +58,15 @@ class SpendingGuard(BaseCallback):
             self.calls += 1
             self.prompt_tokens += usage.get("prompt_tokens") or usage.get("input_tokens") or 0
             self.completion_tokens += usage.get("completion_tokens") or usage.get("output_tokens") or 0
+            self._save()
+
+    def _save(self) -> None:
+        if self.ledger is None:
+            return
+        tmp = self.ledger.with_suffix(".tmp")
+        tmp.write_text(json.dumps({"calls": self.calls, "prompt_tokens": self.prompt_tokens,
+                                   "completion_tokens": self.completion_tokens}))
+        os.replace(tmp, self.ledger)
 
     @property
     def dollars(self) -> float | None:

@@ -47,7 +47,7 @@ def _run(config, settings, folder: Path, model: str, train, val, progress: bool)
     folder.mkdir(parents=True, exist_ok=True)
     (folder / "config.json").write_text(config.model_dump_json(indent=2), encoding="utf-8")
     uncompiled = _program(settings, build_program)
-    guard = SpendingGuard(config.caps, model)
+    guard = SpendingGuard(config.caps, model, ledger=folder / "spent.json")
     params = config.model_dump(exclude={"caps"}) | {f"cap.{k}": v for k, v in config.caps.model_dump().items()} | {
         "profile": settings.resolved_profile, "model": model}
     try:

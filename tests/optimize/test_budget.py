@@ -26,3 +26,18 @@ def test_estimate_counts_every_phase_and_prices_known_models():
     assert e.phases == {"baseline eval": 4, "prompt optimization": 4, "threshold trials": 12, "compiled eval": 4}
     assert e.lm_calls == round(24 * CALLS_PER_QUESTION) and e.dollars > 0
     assert estimate(config, 4, 4, "qwen2.5-coder-0.5b").dollars == 0.0
+
+
+def test_a_resumed_guard_goes_on_from_what_the_killed_job_spent(tmp_path):
+    ledger = tmp_path / "spent.json"
+    first = SpendingGuard(Caps(lm_calls=3), "dummy", ledger=ledger)
+    predict = dspy.Predict("question -> answer")
+    with dspy.context(lm=scripted_lm({"answer": "a"}, {"answer": "b"}), callbacks=[first]):
+        predict(question="q1")
+        predict(question="q2")
+    resumed = SpendingGuard(Caps(lm_calls=3), "dummy", ledger=ledger)  # a new process, as after a kill
+    assert resumed.calls == 2
+    with dspy.context(lm=scripted_lm({"answer": "c"}), callbacks=[resumed]):
+        predict(question="q3")
+    with pytest.raises(BudgetExceeded, match="lm_calls cap of 3"):
+        resumed.check()
