@@ -11,17 +11,22 @@ from __future__ import annotations
 
 import dspy
 import mlflow
+from mlflow.models import ModelSignature
+from mlflow.types import ColSpec, Schema
 
 from program.loop import GatedRAG
 
 ARTIFACT = "program"
+# subtle: without an input schema, `mlflow models serve` hands `{"inputs": {"question": ...}}`
+# to the program as a numpy array, not a string; with it, the question arrives as a string
+SIGNATURE = ModelSignature(inputs=Schema([ColSpec("string", "question")]))
 
 
 def log_program_model(program: GatedRAG, tracking_uri: str, run_id: str) -> str:
     """Log into the existing run; returns the model URI (runs:/<run id>/program)."""
     mlflow.set_tracking_uri(tracking_uri)
     with mlflow.start_run(run_id=run_id), dspy.context(lm=None, callbacks=[]):
-        mlflow.dspy.log_model(program, name=ARTIFACT, pip_requirements=[f"dspy=={dspy.__version__}"])
+        mlflow.dspy.log_model(program, name=ARTIFACT, pip_requirements=[f"dspy=={dspy.__version__}"], signature=SIGNATURE)
     # subtle: logging makes the model "active" for the process, and MLflow then links every
     # later metric (of any run, in any store) to it; nothing after this is about the model
     mlflow.clear_active_model()
