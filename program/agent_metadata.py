@@ -82,7 +82,7 @@ def insufficient(result: Result, quality: Quality) -> bool:
 
 
 def calibrated_confidence(result: Result, quality: Quality) -> int:
-    judged = any(step.confidence is not None for step in result.trace.steps)
+    judged = result.trace.resources.judge_calls > 0
     cap = _CAP[quality] if result.trace.ended == "answered" else min(_CAP[quality], UNFINISHED_CAP)
     return min(result.confidence if judged else _PRIOR[quality], cap)
 

@@ -31,6 +31,7 @@ class Document(BaseModel):
 class Chunk(BaseModel):
     doc_id: str
     chunk_index: int
+    doc_chunks: int = 1  # how many chunks its document has: the loop's locality expansion reads it
     title: str
     url: str
     text: str
@@ -41,7 +42,7 @@ def chunk_document(doc: Document, max_chars: int = MAX_CHARS) -> list[Chunk]:
         parts = [(doc.title, p) for p in _blocks(doc.text.splitlines())]
     else:
         parts = [(" > ".join([doc.title, *path]), text) for path, text in _pack(_sections(doc.text), max_chars)]
-    return [Chunk(doc_id=doc.doc_id, chunk_index=i, title=title, url=doc.url, text=text)
+    return [Chunk(doc_id=doc.doc_id, chunk_index=i, doc_chunks=len(parts), title=title, url=doc.url, text=text)
             for i, (title, text) in enumerate(parts)]
 
 

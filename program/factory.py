@@ -32,6 +32,8 @@ def build_program(settings: Settings, program_path: Path | None = None, override
 
 
 def _web(settings: Settings, client) -> WebSearch | None:
+    if settings.resolved_web_backend == "none":
+        return None  # the web is switched off: the gate never picks search_web
     if settings.resolved_web_backend == "tavily":
         return build_web_search(settings)
     if not client.collection_exists(settings.web_collection):

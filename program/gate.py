@@ -1,9 +1,11 @@
-"""The gate: turns the judge's verdict and the budgets left into the loop's next action.
+"""The gate: all of the loop's policy, as pure functions from what was measured to the next action.
 
-The judge proposes; this policy disposes. It never answers below the confidence threshold
-while budget remains, it moves to the other kind of retrieval when one is used up or has
-stopped finding anything new, and it reports when it had to stop for lack of budget.
-Pure functions only: no LM, no retrieval.
+Signals first: a question whose sub-queries and entities are covered, with a clear score
+cliff, is answered with no judge call; a clear gap goes straight to the right expansion
+(neighbouring chunks, the web, or a doc re-query); the LM judge is asked only in the
+ambiguous band, and its verdict can send the loop on. Budgets are counted here too
+(`budget_left`), and web queries are chosen here (`web_queries`). No LM, no retrieval, no I/O:
+every rule can be tested with hand-built inputs, and each decision names the rule that fired.
 """
 
 from __future__ import annotations
@@ -11,64 +13,146 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
-from signatures import NextAction
-
+from program.result import Resources
+from program.signals import Signals
 from program.thresholds import Thresholds
+
+Action = Literal["draft", "refine", "judge", "answer", "abstain", "expand_locality", "query_docs", "search_web"]
+Ending = Literal["answered", "abstained", "budget_exhausted"]
 
 
 @dataclass(frozen=True)
 class Verdict:
+    """The judge's reading of the evidence it was shown (with the draft it wrote in the same call)."""
+
     sufficient: bool = False
     confidence: float = 0.0
-    missing: str = ""
-    next_action: NextAction = "query_docs"
-    queries: tuple[str, ...] = ()
-    facts: tuple[str, ...] = ()
+    next_action: Literal["answer", "query_docs", "search_web"] = "query_docs"
     gaps: tuple[str, ...] = ()
+    search_queries: tuple[str, ...] = ()
+    readable: bool = True  # False: the output was malformed even after a retry
 
 
 @dataclass(frozen=True)
 class Budget:
-    doc_queries_left: int
-    web_searches_left: int
-    docs_stale: bool = False  # the last doc query found nothing new
+    iterations: int
+    judge_calls: int
+    doc_queries: int
+    web_searches: int  # 0 when there is no web backend
+    seconds: float | None = None  # None: no time limit
+
+
+@dataclass(frozen=True)
+class Progress:
+    """Where the loop stands: whether its draft reads the current evidence, and the verdict on it."""
+
+    has_draft: bool = False
+    draft_current: bool = False  # the draft was written over the evidence as it is now
+    draft_unknown: bool = False  # the draft's short answer says the evidence lacks it
+    verdict: Verdict | None = None  # the judge's verdict over the current evidence, if any
+    expansions: int = 0  # retrieval rounds after the first
+    last_found_nothing: bool = False  # the last expansion added no new passage
+    tried_docs: frozenset[str] = frozenset()  # queries already run on the collection
+    searched_web: frozenset[str] = frozenset()  # queries already sent to the web
 
 
 @dataclass(frozen=True)
 class Decision:
-    action: NextAction
+    action: Action
+    rule: str
     reason: str
-    ended: Literal["answered", "budget_exhausted"] = "answered"
-    queries: tuple[str, ...] = ()  # when set, the gate's own queries replace the judge's
+    ended: Ending = "answered"
+    queries: tuple[str, ...] = ()
 
 
-def decide(verdict: Verdict, budget: Budget, thresholds: Thresholds, uncovered: tuple[str, ...] = ()) -> Decision:
-    """`uncovered`: sub-queries whose best indexed passage is under `coverage_similarity`.
-    Retrieval scores are measured, the judge's verdict is an opinion: a small LM calls almost
-    any evidence sufficient, so an uncovered sub-query goes to the web whatever it says."""
-    if uncovered and budget.web_searches_left > 0:
-        return Decision("search_web", f"the collection has no passage close to {', '.join(map(repr, uncovered))} "
-                        f"(similarity under {thresholds.coverage_similarity:.2f})", queries=uncovered)
-    if verdict.sufficient and verdict.next_action == "refine":
-        return Decision("refine", f"evidence suffices (confidence {verdict.confidence:.2f}); the draft needs fixing")
-    if verdict.sufficient and verdict.confidence >= thresholds.answer_confidence:
-        return Decision("answer", f"evidence suffices (confidence {verdict.confidence:.2f})")
-    why = _why_not(verdict, thresholds)
-    docs = budget.doc_queries_left > 0 and not budget.docs_stale
-    web = budget.web_searches_left > 0
-    if verdict.next_action == "search_web" and web:
-        return Decision("search_web", f"{why}; the judge asks for the web")
-    if docs:
-        return Decision("query_docs", f"{why}; re-querying the collection")
-    if web:
-        stale = "the last doc query found nothing new" if budget.docs_stale else "no doc queries left"
-        return Decision("search_web", f"{why}; {stale}, so searching the web")
-    if budget.doc_queries_left > 0:
-        return Decision("query_docs", f"{why}; the web budget is spent, so re-querying the collection anyway")
-    return Decision("answer", f"{why}, but the retrieval budgets are spent", ended="budget_exhausted")
+def decide(s: Signals, p: Progress, b: Budget, t: Thresholds) -> Decision:
+    """The next action. Rules are tried in order; the first that applies wins."""
+    if b.seconds is not None and b.seconds <= 0:
+        return _finish("out_of_time", "the time limit is reached", p, ended="budget_exhausted")
+    verdict = p.verdict
+    if verdict is not None and not verdict.readable:
+        return _finish("judge_unreadable", "the judge's output could not be read; answering from the evidence", p)
+    if verdict is not None and verdict.sufficient and verdict.confidence >= t.answer_confidence:
+        return _finish("judge_sufficient", f"the judge finds the evidence sufficient (confidence {verdict.confidence:.2f})", p)
+    if verdict is None and s.covered(t) and s.cliff >= t.cliff_to_answer and not s.plateau:
+        return _finish("covered_with_cliff", f"every sub-query and entity covered, score cliff {s.cliff:.2f}", p)
+    if b.iterations > 0 and (expand := _expand(s, p, b, t)) is not None:
+        return expand
+    gap = s.missing_entities or s.uncovered
+    if gap and s.best < t.abstain_similarity and not (verdict and verdict.sufficient):
+        best = f"its best passage is only {s.best:.2f} similar" if s.best >= 0 else "no passage was found"
+        missing = "never mentions" if s.missing_entities else "does not cover"
+        return Decision("abstain", "gap_unresolved", f"the evidence {missing} {_names(gap)}, nothing left can close "
+                        f"the gap, and {best}", ended="abstained")
+    if verdict is None and b.judge_calls > 0 and b.iterations > 0:
+        return Decision("judge", "ambiguous", f"signals are inconclusive (cliff {s.cliff:.2f}, best {s.best:.2f}, "
+                        f"entities {s.entity_coverage:.0%}): the LM judges and drafts")
+    if verdict is not None and not verdict.sufficient:
+        return _finish("gaps_left", f"the judge's gaps ({_names(verdict.gaps)}) remain and no budget can close them",
+                       p, ended="budget_exhausted")
+    return _finish("best_effort", "nothing left worth a round: answering from the evidence", p)
 
 
-def _why_not(verdict: Verdict, thresholds: Thresholds) -> str:
-    if not verdict.sufficient:
-        return f"insufficient: {verdict.missing or 'the judge names no missing fact'}"
-    return f"confidence {verdict.confidence:.2f} is below {thresholds.answer_confidence:.2f}"
+def _expand(s: Signals, p: Progress, b: Budget, t: Thresholds) -> Decision | None:
+    """An expansion for a clear gap, or for the gap the judge named; None when there is none worth a round."""
+    if p.expansions and (p.last_found_nothing or s.gain < t.min_gain):
+        return None  # diminishing returns: the last round added almost nothing
+    gap = s.uncovered or s.missing_entities
+    if gap and s.strong_neighbours:
+        return Decision("expand_locality", "strong_hit_neighbours", f"{s.strong_neighbours} strong hit(s) have "
+                        "unread neighbouring chunks; reading them before any rewrite")
+    web = web_queries(s, p)
+    if gap and b.web_searches > 0 and web:
+        return Decision("search_web", "gap_to_web", f"the collection does not cover {_names(gap)}", queries=web)
+    verdict = p.verdict
+    if verdict is None or verdict.sufficient or s.saturation >= t.saturation:
+        return None  # saturated: the judge's gaps are for it to read in the evidence, not more retrieval
+    if verdict.next_action == "search_web" and b.web_searches > 0 and web:
+        return Decision("search_web", "judge_asks_web", f"the judge names gaps: {_names(verdict.gaps)}", queries=web)
+    docs = tuple(q for q in verdict.search_queries if q not in p.tried_docs)
+    if b.doc_queries > 0:
+        return Decision("query_docs", "judge_gap_docs", f"the judge names gaps: {_names(verdict.gaps)}; "
+                        "re-querying the collection", queries=docs)  # no queries: the loop rewrites them
+    if b.web_searches > 0 and web:
+        return Decision("search_web", "docs_spent_to_web", "no doc queries left for the judge's gaps", queries=web)
+    return None
+
+
+def _finish(rule: str, reason: str, p: Progress, ended: Ending = "answered") -> Decision:
+    """Answer with the draft if it reads the current evidence; otherwise write (or rewrite) it
+    first. A current draft whose short answer is "unknown" is an abstention."""
+    if p.draft_current and p.draft_unknown:
+        return Decision("abstain", rule, f"{reason}; the answer says the evidence lacks it", ended="abstained")
+    if p.draft_current:
+        return Decision("answer", rule, reason, ended=ended)
+    if ended == "budget_exhausted" and rule == "out_of_time":
+        return Decision("answer" if p.has_draft else "abstain", rule, reason, ended=ended)
+    return Decision("refine" if p.has_draft else "draft", rule, reason, ended=ended)
+
+
+def web_queries(s: Signals, p: Progress, limit: int = 2) -> tuple[str, ...]:
+    """What to search the web for, in one place: the judge's queries, then the uncovered
+    sub-queries, then the missing entities; never a query already searched."""
+    judged = p.verdict.search_queries if p.verdict else ()
+    wanted = [*judged, *s.uncovered, *s.missing_entities]
+    return tuple(dict.fromkeys(q for q in wanted if q and q not in p.searched_web))[:limit]
+
+
+def budget_left(t: Thresholds, used: Resources, has_web: bool, seconds: float | None) -> Budget:
+    """What is left of each budget: the one place spending is counted against the thresholds."""
+    return Budget(iterations=t.max_iterations - used.iterations, judge_calls=t.max_judge_calls - used.judge_calls,
+                  doc_queries=t.max_doc_queries - used.doc_queries,
+                  web_searches=(t.max_web_searches - used.web_searches) if has_web else 0, seconds=seconds)
+
+
+def spend(used: Resources, action: Action) -> Resources:
+    """The resources after one more `action`: expansions and judge calls are iterations."""
+    counts = {"judge": "judge_calls", "query_docs": "doc_queries", "search_web": "web_searches"}
+    update = {"iterations": used.iterations + 1} if action in (*counts, "expand_locality") else {}
+    if action in counts:
+        update[counts[action]] = getattr(used, counts[action]) + 1
+    return used.model_copy(update=update)
+
+
+def _names(items: tuple[str, ...]) -> str:
+    return ", ".join(map(repr, items[:3])) or "nothing named"

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Literal
 
-from pydantic import BaseModel
+from pydantic import BaseModel, Field
 
 
 class Passage(BaseModel):
@@ -16,3 +16,7 @@ class Passage(BaseModel):
     score: float = 0.0
     source: Literal["index", "web"] = "index"
     similarity: float | None = None  # dense cosine similarity to the query, when the search knows it
+    chunk_index: int = 0
+    doc_chunks: int = 1  # chunks in the passage's document: more than one means it has neighbours
+    # the dense vector, for the redundancy signal; never serialised into results or traces
+    vector: list[float] | None = Field(None, exclude=True, repr=False)

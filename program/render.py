@@ -8,7 +8,9 @@ from program.result import Result, Step
 
 
 def render_result(result: Result) -> str:
-    lines = [result.answer, "", f"confidence {result.confidence}/100 · ended: {result.trace.ended}"]
+    short = "(abstained: the evidence does not hold the answer)" if result.abstained else result.short_answer
+    lines = [f"short answer: {short}", result.answer, "",
+             f"confidence {result.confidence}/100 · ended: {result.trace.ended}"]
     if result.citations:
         lines += ["", "Citations:"]
         for c in result.citations:
@@ -26,8 +28,11 @@ def render_result(result: Result) -> str:
 
 
 def _render_step(i: int, step: Step) -> str:
-    head = f"  {i}. {step.action:<10} {step.duration_s:5.1f}s  {step.lm.prompt:>5} prompt tok"
-    details = [step.reason] if step.reason else []
+    head = f"  {i}. {step.action:<15} {step.duration_s:5.1f}s  {step.lm.prompt:>5} prompt tok"
+    rule = f"[{step.rule}] " if step.rule else ""
+    details = [rule + step.reason] if step.reason or rule else []
+    if step.signals:
+        details.append("signals: " + ", ".join(f"{k} {v:g}" for k, v in step.signals.items()))
     if step.queries:
         details.append("queries: " + " | ".join(step.queries))
     if step.top_scores:

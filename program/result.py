@@ -12,8 +12,9 @@ from pydantic import BaseModel, Field
 
 from program.passage import Passage
 
-Action = Literal["decompose", "retrieve", "draft", "answer", "query_docs", "search_web", "refine"]
-Ending = Literal["answered", "budget_exhausted", "max_iterations", "error"]
+Action = Literal["decompose", "retrieve", "draft", "refine", "judge", "answer", "abstain", "expand_locality",
+                 "query_docs", "search_web"]
+Ending = Literal["answered", "abstained", "budget_exhausted", "max_iterations", "error"]
 
 
 class Citation(BaseModel):
@@ -43,6 +44,8 @@ class Step(BaseModel):
     top_scores: list[float] = []
     new_passages: int = 0
     confidence: float | None = None
+    rule: str = Field("", description="the gate rule that chose this step (program/gate.py)")
+    signals: dict[str, float] = Field({}, description="the retrieval signals the gate saw before this step")
     duration_s: float = 0.0
     lm: Tokens = Tokens()
     warnings: list[str] = []
@@ -50,6 +53,7 @@ class Step(BaseModel):
 
 class Resources(BaseModel):
     lm: Tokens = Tokens()
+    judge_calls: int = 0
     doc_queries: int = 0
     web_searches: int = 0
     iterations: int = 0
@@ -86,7 +90,10 @@ class Source(BaseModel):
 
 class Result(BaseModel):
     question: str
-    answer: str
+    answer: str = Field(description="the cited explanation, [n] markers inline")
+    short_answer: str = Field("", description="what the question asks for (an entity, yes/no, a number, a date); "
+                              "empty when the program abstained")
+    abstained: bool = Field(False, description="the evidence does not hold the answer, so none is given")
     citations: list[Citation] = []
     confidence: int = Field(0, ge=0, le=100)
     sources: list[Source] = []

@@ -1,12 +1,13 @@
-"""The state of one question while the loop runs: evidence, compressed memory, trace, clocks.
+"""The state of one question while the loop runs: evidence, compressed memory, draft, trace, clocks.
 
 A fresh `RunState` is made per call, so a program shared between threads keeps no per-question
-state. Between steps only the compressed memory (facts, gaps, queries tried, a one-line
-summary) and the evidence pool travel; raw LM history never does.
+state. Between steps only the compressed memory (gaps, queries tried) and the evidence pool
+travel; raw LM history never does. This module records; it decides nothing (`program.gate` does).
 """
 
 from __future__ import annotations
 
+import re
 import time
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -15,13 +16,24 @@ from typing import Iterator
 import dspy
 
 from program.citations import attach_missing, cited_numbers
-from program.evidence import EvidencePool, Shown, terms
+from program.evidence import EvidencePool, Shown
+from program.gate import Progress, Verdict
+from program.passage import Passage
 from program.result import Action, Citation, Ending, Resources, Result, Source, Step, Timing, Tokens, Trace
+from program.signals import Signals
 from program.thresholds import Thresholds
+
+# what a small LM writes for "the evidence does not say"
+_UNKNOWN = re.compile(r"^\W*(unknown|not (stated|given|found|mentioned|known)|none|n/?a|no answer|cannot be determined)\W*$",
+                      re.IGNORECASE)
+
+
+def says_unknown(short_answer: str) -> bool:
+    return bool(_UNKNOWN.match(short_answer.strip())) or not short_answer.strip()
+
 
 @dataclass
 class Memory:
-    facts: list[str] = field(default_factory=list)
     gaps: list[str] = field(default_factory=list)
     tried: list[str] = field(default_factory=list)
     summary: str = ""
@@ -41,19 +53,28 @@ class RunState:
     query_type: str = "factual"
     sub_queries: list[str] = field(default_factory=list)
     key_concepts: list[str] = field(default_factory=list)
-    confidence: float = 0.0
-    best_similarity: dict[str, float | None] = field(default_factory=dict)  # query -> best dense similarity
+    ranked: dict[str, list[float]] = field(default_factory=dict)  # query -> its ranked dense similarities
     searched_web: set[str] = field(default_factory=set)
+    expanded: set[str] = field(default_factory=set)  # chunk ids whose neighbours were read
+    draft: str = ""
+    short_answer: str = ""
+    abstained: bool = False
+    confidence: float = 0.0
+    _signals: dict[int, Signals] = field(default_factory=dict)  # evidence version -> its signals
     ended: Ending = "answered"
     time_limit_s: float | None = None
     constraints: str = ""
+    _evidence_version: int = 0
+    _draft_version: int = -1
+    _verdict: Verdict | None = None
+    _verdict_version: int = -1
     _started: float = field(default_factory=time.perf_counter)
     _current: Step | None = None
 
     @contextmanager
-    def step(self, action: Action, reason: str = "", confidence: float | None = None) -> Iterator[Step]:
+    def step(self, action: Action, reason: str = "") -> Iterator[Step]:
         """Record one decision: its duration and the LM tokens spent inside it."""
-        step = Step(action=action, reason=reason, confidence=confidence)
+        step = Step(action=action, reason=reason)
         self._current, started = step, time.perf_counter()
         with dspy.track_usage() as usage:
             try:
@@ -74,23 +95,61 @@ class RunState:
             name = f"{bucket}_s"
             setattr(self.timing, name, getattr(self.timing, name) + time.perf_counter() - started)
 
-    def uncovered(self) -> tuple[str, ...]:
-        """Doc queries (sub-queries and rewrites) the collection has no close passage for, newest
-        first, not yet searched on the web: a second hop's entity is often found only this way."""
-        floor = self.thresholds.coverage_similarity
-        # subtle: a one-word query ("Government") is never close to a whole passage; it says
-        # nothing about coverage, and searching the web for it wastes a round
-        return tuple(q for q, best in reversed(self.best_similarity.items())
-                     if q not in self.searched_web and best is not None and best < floor and len(terms(q)) > 1)
+    # --- what the gate reads -------------------------------------------------------------
 
-    def out_of_time(self) -> bool:
-        """True once the time limit has passed; it ends the run as budget_exhausted, with a warning."""
-        elapsed = time.perf_counter() - self._started
-        if self.time_limit_s is None or elapsed < self.time_limit_s:
-            return False
-        self.ended = "budget_exhausted"
-        self.warn(f"time limit of {self.time_limit_s:g} s reached after {elapsed:.1f} s: returned the current draft")
-        return True
+    def progress(self) -> Progress:
+        current = self._verdict if self._verdict_version == self._evidence_version else None
+        return Progress(has_draft=bool(self.draft), draft_current=self._draft_version == self._evidence_version,
+                        draft_unknown=says_unknown(self.short_answer), verdict=current,
+                        expansions=self.resources.doc_queries + self.resources.web_searches,
+                        last_found_nothing=self._last_expansion_found_nothing(),
+                        tried_docs=frozenset(self.memory.tried) - self.searched_web,
+                        searched_web=frozenset(self.searched_web))
+
+    def _last_expansion_found_nothing(self) -> bool:
+        expansions = [s for s in self.steps if s.action in ("expand_locality", "query_docs", "search_web")]
+        return bool(expansions) and expansions[-1].new_passages == 0
+
+    def seconds_left(self) -> float | None:
+        if self.time_limit_s is None:
+            return None
+        return self.time_limit_s - (time.perf_counter() - self._started)
+
+    def remember(self, signals: Signals) -> None:
+        self._signals[self._evidence_version] = signals
+
+    def signals_before(self) -> Signals | None:
+        """The signals of the evidence before the last round that added any, for the gain."""
+        older = [v for v in self._signals if v < self._evidence_version]
+        return self._signals[max(older)] if older else None
+
+    def strong_with_neighbours(self) -> list[Passage]:
+        """Strong hits from a document of several chunks whose neighbours were not read yet."""
+        floor = self.thresholds.locality_similarity
+        return [p for p in self.pool.passages if p.doc_chunks > 1 and p.chunk_id not in self.expanded
+                and p.similarity is not None and p.similarity >= floor]
+
+    # --- what the steps record -------------------------------------------------------------
+
+    def add_evidence(self, passages: list[Passage]) -> int:
+        new = self.pool.add(passages)
+        if new:
+            self._evidence_version += 1
+        return new
+
+    def set_draft(self, answer: str | None, short_answer: str | None) -> None:
+        self.draft = (answer or "").strip() or self.draft
+        self.short_answer = (short_answer or "").strip()
+        self._draft_version = self._evidence_version
+
+    def set_verdict(self, verdict: Verdict) -> None:
+        self._verdict, self._verdict_version = verdict, self._evidence_version
+        self.memory.gaps = list(verdict.gaps)
+        self.memory.summary = "; ".join(verdict.gaps)
+
+    def abstain(self, reason: str) -> None:
+        self.abstained = True
+        self.draft = self.draft or f"The evidence does not answer this: {reason}."
 
     def count_lm_call(self) -> None:
         if self._current is not None:
@@ -101,18 +160,21 @@ class RunState:
         if self._current is not None:
             self._current.warnings.append(message)
 
-    def result(self, answer: str) -> Result:
-        answer, added = attach_missing(answer, self.question, self.shown)
+    def result(self, no_answer: str) -> Result:
+        answer, added = attach_missing(self.draft or no_answer, self.question, self.shown)
         if added:
             self.warnings.append(f"{added} uncited sentence(s): attached the best-matching passage's [n] post hoc")
         self.timing.total_s = time.perf_counter() - self._started
         self.timing = Timing(**{k: round(v, 3) for k, v in self.timing.model_dump().items()})
         citations = self._citations(answer)
+        abstained = self.abstained or says_unknown(self.short_answer)
         trace = Trace(steps=self.steps, ended=self.ended, resources=self.resources, query_type=self.query_type,
-                      sub_queries=self.sub_queries, key_concepts=self.key_concepts, known_facts=self.memory.facts,
-                      gaps=self.memory.gaps, summary=self.memory.summary, query_similarity=self.best_similarity,
+                      sub_queries=self.sub_queries, key_concepts=self.key_concepts, known_facts=[],
+                      gaps=self.memory.gaps, summary=self.memory.summary,
+                      query_similarity={q: (s[0] if s else None) for q, s in self.ranked.items()},
                       coverage_similarity=self.thresholds.coverage_similarity)
-        return Result(question=self.question, answer=answer, citations=citations, confidence=round(self.confidence * 100),
+        return Result(question=self.question, answer=answer, short_answer="" if abstained else self.short_answer,
+                      abstained=abstained, citations=citations, confidence=round(self.confidence * 100),
                       sources=_sources(citations), warnings=self.warnings, timing=self.timing, trace=trace,
                       evidence=[s.passage for s in self.shown])
 

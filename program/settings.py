@@ -44,7 +44,8 @@ class Settings(BaseSettings):
 
     # Web search
     tavily_api_key: SecretStr | None = Field(None, validation_alias=_env("TAVILY_API_KEY"))
-    web_backend: Literal["tavily", "offline"] | None = Field(None, description="default: tavily if TAVILY_API_KEY is set")
+    web_backend: Literal["tavily", "offline", "none"] | None = Field(
+        None, description="default: tavily if TAVILY_API_KEY is set; none: the loop never searches the web")
     tavily_api_base_url: str | None = None
     tavily_search_depth: Literal["basic", "advanced"] = "basic"
     tavily_max_results: int = 5
@@ -75,7 +76,7 @@ class Settings(BaseSettings):
         return "openai" if self.openai_api_key else "local"
 
     @property
-    def resolved_web_backend(self) -> Literal["tavily", "offline"]:
+    def resolved_web_backend(self) -> Literal["tavily", "offline", "none"]:
         if self.web_backend:
             return self.web_backend
         return "tavily" if self.tavily_api_key else "offline"

@@ -1,22 +1,57 @@
-"""The tunable numbers of the loop: gates, budgets and evidence size.
+"""The tunable numbers of the loop: signal thresholds, budgets, evidence size and the planning mode.
 
 They live on the program and travel with `save()`/`load()`, so a compiled program carries
-the thresholds it was tuned with. Validation keeps a hand-edited JSON from loading nonsense.
+the thresholds it was tuned with, and `optimize.threshold_search` tunes any of them.
+Validation keeps a hand-edited JSON from loading nonsense. This module decides nothing; the
+gate (`program.gate`) reads these numbers.
 """
 
+from typing import Literal
+
 from pydantic import BaseModel, ConfigDict, Field
+
+DecomposeMode = Literal["llm", "rule_based", "none"]
 
 
 class Thresholds(BaseModel):
     model_config = ConfigDict(extra="forbid", validate_assignment=True)
 
-    answer_confidence: float = Field(0.7, ge=0.0, le=1.0, description="judge confidence at or above which a sufficient verdict answers")
-    top_k: int = Field(3, ge=1, le=50, description="passages retrieved per query")
+    # planning
+    decompose_mode: DecomposeMode = Field("rule_based", description="llm: an LM call plans the sub-queries; "
+                                          "rule_based: patterns and named entities, no LM; none: the question alone")
+    # retrieval and the adaptive cut
+    top_k: int = Field(3, ge=1, le=50, description="most passages kept per query after the score-cliff cut")
+    candidates_k: int = Field(8, ge=1, le=100, description="passages ranked per query, where the cliff is looked for")
     score_floor: float = Field(0.2, ge=-1.0, le=1.0, description="dense similarity below which a retrieved passage is dropped")
-    coverage_similarity: float = Field(0.55, ge=-1.0, le=1.0, description="a sub-query whose best indexed passage is less similar than this is not covered by the collection, so the web is searched")
-    max_iterations: int = Field(3, ge=0, le=10, description="judge rounds after the first draft")
+    # signals the gate answers on without a judge
+    coverage_similarity: float = Field(0.45, ge=-1.0, le=1.0, description="a sub-query whose best indexed passage is "
+                                       "less similar than this is not covered by the collection")
+    entity_coverage: float = Field(1.0, ge=0.0, le=1.0, description="share of the question's named entities the "
+                                   "evidence must mention to count as covered")
+    cliff_to_answer: float = Field(0.15, ge=0.0, le=1.0, description="relative score gap after the best hits at or "
+                                   "above which a covered question is answered with no judge call")
+    plateau_spread: float = Field(0.03, ge=0.0, le=1.0, description="top-k similarities within this spread are a plateau")
+    plateau_best: float = Field(0.6, ge=-1.0, le=1.0, description="a plateau whose best similarity is under this is "
+                                "mediocre: no clear answer passage")
+    redundancy_cosine: float = Field(0.95, ge=0.0, le=1.0, description="passages at least this similar are near-duplicates")
+    saturation: float = Field(0.9, ge=0.0, le=2.0, description="pool tokens / evidence budget past which more retrieval "
+                              "only crowds the prompt")
+    min_gain: float = Field(0.05, ge=0.0, le=1.0, description="a round that adds less coverage than this shows "
+                            "diminishing returns")
+    locality_similarity: float = Field(0.6, ge=-1.0, le=1.0, description="a hit at least this similar is strong: its "
+                                       "neighbouring chunks are tried before any LM rewrite")
+    # the judge, called only in the ambiguous band
+    answer_confidence: float = Field(0.7, ge=0.0, le=1.0, description="judge confidence at or above which a "
+                                     "sufficient verdict answers")
+    abstain_similarity: float = Field(0.6, ge=-1.0, le=1.0, description="with a gap no budget can close (an "
+                                      "entity never mentioned, a sub-query not covered) and the question's best hit "
+                                      "under this, the loop abstains")
+    # budgets
+    max_iterations: int = Field(3, ge=0, le=10, description="rounds after the first retrieval (judge, expansions)")
+    max_judge_calls: int = Field(1, ge=0, le=5, description="LM judgements per question")
     max_doc_queries: int = Field(2, ge=0, le=10, description="extra doc retrieval rounds after the first")
-    max_web_searches: int = Field(2, ge=0, le=10)
+    max_web_searches: int = Field(1, ge=0, le=10)
     web_results: int = Field(3, ge=1, le=10)
-    evidence_tokens: int = Field(450, ge=50, le=8000, description="token budget for the evidence shown to the LM")
+    # evidence shown to the LM
+    evidence_tokens: int = Field(600, ge=50, le=8000, description="token budget for the evidence shown to the LM")
     passage_tokens: int = Field(100, ge=20, le=2000, description="token cap for one passage after trimming to its best sentences")

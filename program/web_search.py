@@ -116,6 +116,11 @@ class OfflineWeb:
     def __deepcopy__(self, memo) -> OfflineWeb:
         return self
 
+    def excluding(self, titles: list[str]) -> OfflineWeb:
+        """A copy whose corpus search never returns these titles (when the search can filter)."""
+        narrowed = getattr(self._search, "excluding", None)
+        return OfflineWeb(narrowed(titles), self._max_results) if narrowed else self
+
 
 def build_web_search(settings: Settings, offline_search: Search | None = None) -> WebSearch:
     """The backend `settings.resolved_web_backend` names; offline needs the web-corpus search."""

@@ -13,3 +13,4 @@ from pydantic import StringConstraints
 Query = Annotated[str, StringConstraints(max_length=100)]
 Term = Annotated[str, StringConstraints(max_length=50)]
 Fact = Annotated[str, StringConstraints(max_length=160)]
+ShortAnswer = Annotated[str, StringConstraints(max_length=80)]

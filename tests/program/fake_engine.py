@@ -19,21 +19,21 @@ DOCS = [
 ]
 QUESTION = "Which office did the star of Kiss and Tell hold later?"
 PLAN = {"sub_queries": ["Kiss and Tell film star"], "query_type": "factual", "key_concepts": ["Kiss and Tell", "Shirley Temple"]}
-ANSWER = {"answer": "Chief of Protocol of the United States [2]."}
+ANSWER = {"short_answer": "Chief of Protocol", "answer": "Chief of Protocol of the United States [2]."}
 
 
-def verdict(sufficient: bool, confidence: float, action: str = "answer", missing: str = "", gaps=()) -> dict:
-    return {"sufficient": sufficient, "confidence": confidence, "missing": missing, "next_action": action,
-            "queries": [], "facts": [], "gaps": list(gaps)}
+def verdict(sufficient: bool, confidence: float, action: str = "answer", gaps=(), answer=ANSWER) -> dict:
+    return {**answer, "sufficient": sufficient, "confidence": confidence, "next_action": action,
+            "gaps": list(gaps), "search_queries": []}
 
 
 def signature_lm(plan=PLAN, answer=ANSWER, judged=None, rewrite=None) -> DummyLM:
     """JSONAdapter prompts end with the output fields they ask for, which names the signature."""
-    return DummyLM({"[[ ## focus ## ]]": answer,  # RefineAnswer (its output field is `answer` too)
-                    "fields: `sufficient`": judged or verdict(True, 0.9),
+    return DummyLM({"[[ ## gaps ## ]]": answer,  # RefineAnswer (its outputs are the synthesizer's too)
+                    "then `sufficient`": judged or verdict(True, 0.9, answer=answer),
                     "fields: `sub_queries`": plan,
                     "fields: `queries`": rewrite or {"queries": ["Shirley Temple career"]},
-                    "fields: `answer`": answer},
+                    "fields: `short_answer`": answer},
                    adapter=dspy.JSONAdapter())
 
 

@@ -3,7 +3,7 @@
 import pytest
 
 from program.agent_metadata import describe, fallback_answer, related_queries, retrieval_quality
-from program.result import Citation, Result, Step, Trace
+from program.result import Citation, Resources, Result, Step, Trace
 from tests.conftest import passage
 
 QUESTION = "Were Scott Derrickson and Ed Wood of the same nationality?"
@@ -15,6 +15,7 @@ def result(similarities: dict, ended="answered", confidence=90, judged=True, cit
     steps = list(steps) or [Step(action="decompose"), Step(action="answer", confidence=0.9 if judged else None)]
     citations = [Citation(n=1, chunk_id=DERRICKSON.chunk_id, source="index", title=DERRICKSON.title, quote="...")] if cited else []
     trace = Trace(steps=steps, ended=ended, query_type="comparison", sub_queries=list(similarities),
+                  resources=Resources(judge_calls=1 if judged else 0),
                   key_concepts=list(key_concepts), gaps=list(gaps), query_similarity=similarities, coverage_similarity=0.55)
     return Result(question=QUESTION, answer="Both were American [1].", citations=citations, confidence=confidence,
                   warnings=list(warnings), trace=trace, evidence=[DERRICKSON])

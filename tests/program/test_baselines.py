@@ -20,31 +20,33 @@ def ask(program, lm, **kwargs):
 
 def test_single_pass_retrieves_once_and_answers_with_one_lm_call():
     search = FakeSearch(DOCS)
-    pred = ask(SinglePass(search), scripted_lm({"answer": "Shirley Temple [1]."}))
+    pred = ask(SinglePass(search), scripted_lm({"short_answer": "Shirley Temple", "answer": "Shirley Temple [1]."}))
     result = pred.result
     assert [s.action for s in result.trace.steps] == ["retrieve", "draft"]
     assert search.queries == [QUESTION]
     assert result.trace.resources.lm.calls == 1 and result.trace.ended == "answered"
     assert result.citations[0].title in {"Kiss and Tell", "Shirley Temple"}
     assert pred.answer == result.answer and pred.evidence == result.evidence
+    assert result.short_answer == pred.short_answer == "Shirley Temple"
 
 
 def test_fixed_hops_always_rewrites_and_retrieves_a_second_time():
     search = FakeSearch(DOCS)
-    lm = scripted_lm({"answer": "Shirley Temple starred [1]."}, {"queries": ["Shirley Temple position"]},
-                     {"answer": "Chief of Protocol [2]."})
+    lm = scripted_lm({"short_answer": "Shirley Temple", "answer": "Shirley Temple starred [1]."},
+                     {"queries": ["Shirley Temple position"]},
+                     {"short_answer": "Chief of Protocol", "answer": "Chief of Protocol [2]."})
     result = ask(FixedHops(search), lm).result
-    assert [s.action for s in result.trace.steps] == ["retrieve", "draft", "query_docs"]
+    assert [s.action for s in result.trace.steps] == ["retrieve", "draft", "query_docs", "draft"]
     assert search.queries == [QUESTION, "Shirley Temple position"]
-    assert result.answer == "Chief of Protocol [2]."
+    assert result.answer == "Chief of Protocol [2]." and result.short_answer == "Chief of Protocol"
     assert result.trace.resources.lm.calls == 3 and result.trace.resources.doc_queries == 1
     assert result.trace.steps[2].queries == ["Shirley Temple position"]
 
 
-def test_fixed_hops_stops_after_the_first_draft_when_out_of_time():
+def test_fixed_hops_stops_when_out_of_time():
     search = FakeSearch(DOCS)
-    result = ask(FixedHops(search), scripted_lm({"answer": "Shirley Temple [1]."}), time_limit_s=0).result
-    assert [s.action for s in result.trace.steps] == ["retrieve", "draft"]
+    result = ask(FixedHops(search), scripted_lm(), time_limit_s=0).result
+    assert [s.action for s in result.trace.steps] == ["retrieve", "draft"]  # no time for its LM call
     assert result.trace.ended == "budget_exhausted" and any("time limit" in w for w in result.warnings)
 
 

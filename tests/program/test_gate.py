@@ -1,42 +1,145 @@
-"""The gate's policy: every action it can choose, and when it stops for lack of budget."""
+"""The gate's policy on hand-built signals: every rule fires where it should, and only there."""
 
 import pytest
 
-from program.gate import Budget, Verdict, decide
+from program.gate import Budget, Progress, Verdict, budget_left, decide, spend, web_queries
+from program.result import Resources
+from program.signals import Signals
 from program.thresholds import Thresholds
 
-T = Thresholds(answer_confidence=0.7)
-FULL = Budget(doc_queries_left=2, web_searches_left=2)
+T = Thresholds(answer_confidence=0.7, cliff_to_answer=0.15, abstain_similarity=0.45)
+FULL = Budget(iterations=3, judge_calls=1, doc_queries=2, web_searches=1)
+NO_WEB = Budget(iterations=3, judge_calls=1, doc_queries=2, web_searches=0)
 
 
-@pytest.mark.parametrize("verdict, budget, action, ended", [
-    (Verdict(True, 0.9, next_action="answer"), FULL, "answer", "answered"),
-    (Verdict(True, 0.9, next_action="refine"), FULL, "refine", "answered"),
-    (Verdict(True, 0.5, next_action="answer"), FULL, "query_docs", "answered"),
-    (Verdict(False, 0.9, next_action="answer"), FULL, "query_docs", "answered"),
-    (Verdict(False, 0.2, next_action="search_web"), FULL, "search_web", "answered"),
-    (Verdict(False, 0.2, next_action="search_web"), Budget(2, 0), "query_docs", "answered"),
-    (Verdict(False, 0.2, next_action="query_docs"), Budget(0, 1), "search_web", "answered"),
-    (Verdict(False, 0.2, next_action="query_docs"), Budget(2, 1, docs_stale=True), "search_web", "answered"),
-    (Verdict(False, 0.2, next_action="query_docs"), Budget(2, 0, docs_stale=True), "query_docs", "answered"),
-    (Verdict(False, 0.2, next_action="query_docs"), Budget(0, 0), "answer", "budget_exhausted"),
+def signals(**changes) -> Signals:
+    base = dict(best=0.7, cliff=0.3, plateau=False, min_coverage=0.7, entity_coverage=1.0, redundancy=0.0,
+                saturation=0.5, gain=1.0)
+    return Signals(**(base | changes))
+
+
+def test_covered_with_a_cliff_drafts_with_no_judge_then_answers():
+    first = decide(signals(), Progress(), FULL, T)
+    assert (first.action, first.rule) == ("draft", "covered_with_cliff")
+    then = decide(signals(), Progress(has_draft=True, draft_current=True), FULL, T)
+    assert (then.action, then.rule, then.ended) == ("answer", "covered_with_cliff", "answered")
+
+
+def test_covered_but_flat_asks_the_judge():
+    assert decide(signals(cliff=0.05), Progress(), FULL, T).rule == "ambiguous"
+    assert decide(signals(plateau=True), Progress(), FULL, T).action == "judge"
+
+
+def test_an_uncovered_sub_query_goes_to_the_web_with_it_as_the_query():
+    d = decide(signals(uncovered=("Ed Wood nationality",)), Progress(), FULL, T)
+    assert (d.action, d.rule, d.queries) == ("search_web", "gap_to_web", ("Ed Wood nationality",))
+
+
+def test_a_missing_entity_goes_to_the_web():
+    d = decide(signals(entity_coverage=0.5, missing_entities=("For Against",)), Progress(), FULL, T)
+    assert (d.action, d.queries) == ("search_web", ("For Against",))
+
+
+def test_strong_hits_with_neighbours_are_read_before_the_web():
+    d = decide(signals(uncovered=("q",), strong_neighbours=2), Progress(), FULL, T)
+    assert (d.action, d.rule) == ("expand_locality", "strong_hit_neighbours")
+
+
+def test_no_web_and_a_missing_entity_with_weak_retrieval_abstains_with_no_lm_call():
+    d = decide(signals(best=0.4, entity_coverage=0.5, missing_entities=("Ed Wood",)), Progress(), NO_WEB, T)
+    assert (d.action, d.rule, d.ended) == ("abstain", "gap_unresolved", "abstained")
+
+
+def test_no_web_and_a_missing_entity_with_strong_retrieval_asks_the_judge():
+    d = decide(signals(best=0.6, cliff=0.3, entity_coverage=0.5, missing_entities=("X",)), Progress(), NO_WEB, T)
+    assert d.action == "judge"
+
+
+def test_a_sufficient_confident_verdict_answers_with_the_judges_draft():
+    p = Progress(has_draft=True, draft_current=True, verdict=Verdict(True, 0.9, "answer"))
+    d = decide(signals(cliff=0.0), p, FULL, T)
+    assert (d.action, d.rule) == ("answer", "judge_sufficient")
+
+
+def test_a_current_draft_that_says_unknown_is_an_abstention():
+    p = Progress(has_draft=True, draft_current=True, draft_unknown=True, verdict=Verdict(True, 0.9, "answer"))
+    assert decide(signals(), p, FULL, T).action == "abstain"
+
+
+def test_an_unreadable_verdict_never_buys_a_retrieval_round():
+    d = decide(signals(cliff=0.0), Progress(verdict=Verdict(readable=False)), FULL, T)
+    assert (d.action, d.rule) == ("draft", "judge_unreadable")
+
+
+@pytest.mark.parametrize("verdict, budget, action, rule", [
+    (Verdict(False, 0.2, "search_web", search_queries=("TCS headquarters",)), FULL, "search_web", "judge_asks_web"),
+    (Verdict(False, 0.2, "query_docs", search_queries=("TCS headquarters",)), FULL, "query_docs", "judge_gap_docs"),
+    (Verdict(False, 0.2, "search_web", search_queries=("x",)), NO_WEB, "query_docs", "judge_gap_docs"),
+    (Verdict(False, 0.2, "query_docs", search_queries=("x",)), Budget(3, 0, 0, 1), "search_web", "docs_spent_to_web"),
 ])
-def test_decide(verdict, budget, action, ended):
-    decision = decide(verdict, budget, T)
-    assert (decision.action, decision.ended) == (action, ended)
-    assert decision.reason
+def test_an_insufficient_verdict_expands_by_its_gaps(verdict, budget, action, rule):
+    p = Progress(has_draft=True, draft_current=True, verdict=verdict)
+    d = decide(signals(cliff=0.0), p, budget, T)
+    assert (d.action, d.rule) == (action, rule)
+    assert d.queries[0] == verdict.search_queries[0]
 
 
-def test_reason_names_what_is_missing():
-    decision = decide(Verdict(False, 0.1, missing="her government post"), FULL, T)
-    assert "her government post" in decision.reason
+def test_gaps_with_no_budget_end_budget_exhausted():
+    p = Progress(has_draft=True, draft_current=True, verdict=Verdict(False, 0.2, "query_docs", gaps=("hq",)))
+    d = decide(signals(cliff=0.0), p, Budget(3, 0, 0, 0), T)
+    assert (d.action, d.rule, d.ended) == ("answer", "gaps_left", "budget_exhausted")
+    assert "'hq'" in d.reason
 
 
-def test_an_uncovered_sub_query_goes_to_the_web_even_when_the_judge_is_confident():
-    decision = decide(Verdict(True, 0.95, next_action="answer"), FULL, T, uncovered=("Ed Wood",))
-    assert decision.action == "search_web" and decision.queries == ("Ed Wood",)
+def test_new_evidence_after_a_draft_is_refined_before_answering():
+    d = decide(signals(), Progress(has_draft=True, draft_current=False), FULL, T)
+    assert (d.action, d.rule) == ("refine", "covered_with_cliff")
 
 
-def test_uncovered_without_web_budget_falls_back_to_the_judge():
-    decision = decide(Verdict(True, 0.95, next_action="answer"), Budget(2, 0), T, uncovered=("Ed Wood",))
-    assert decision.action == "answer"
+def test_diminishing_returns_stop_expanding():
+    d = decide(signals(cliff=0.0, uncovered=("q",), gain=0.01), Progress(expansions=1), FULL, T)
+    assert d.action == "judge"
+
+
+def test_out_of_time_answers_with_the_draft_or_abstains_without_one():
+    late = Budget(3, 1, 2, 1, seconds=-0.1)
+    assert decide(signals(), Progress(has_draft=True, draft_current=False), late, T).action == "answer"
+    d = decide(signals(), Progress(), late, T)
+    assert (d.action, d.ended) == ("abstain", "budget_exhausted")
+
+
+def test_no_iterations_left_answers_from_the_evidence():
+    d = decide(signals(cliff=0.0), Progress(), Budget(0, 1, 2, 1), T)
+    assert (d.action, d.rule) == ("draft", "best_effort")
+
+
+def test_web_queries_prefer_the_judges_then_uncovered_then_entities_and_never_repeat():
+    s = signals(uncovered=("a",), missing_entities=("b",))
+    p = Progress(verdict=Verdict(search_queries=("j",)), searched_web=frozenset({"a"}))
+    assert web_queries(s, p) == ("j", "b")
+
+
+def test_budgets_are_counted_in_one_place():
+    used = spend(spend(Resources(), "judge"), "search_web")
+    assert (used.iterations, used.judge_calls, used.web_searches) == (2, 1, 1)
+    assert spend(used, "draft") == used
+    left = budget_left(Thresholds(max_iterations=3, max_web_searches=1), used, has_web=True, seconds=None)
+    assert (left.iterations, left.judge_calls, left.web_searches) == (1, 0, 0)
+    assert budget_left(Thresholds(), Resources(), has_web=False, seconds=None).web_searches == 0
+
+
+def test_an_expansion_that_found_nothing_new_is_not_repeated():
+    p = Progress(has_draft=True, draft_current=True, verdict=Verdict(False, 0.2, "query_docs", search_queries=("x",)),
+                 expansions=1, last_found_nothing=True)
+    assert decide(signals(cliff=0.0), p, FULL, T).rule == "gaps_left"
+
+
+def test_an_uncovered_sub_query_with_no_web_and_weak_retrieval_abstains():
+    d = decide(signals(best=0.4, uncovered=("For Against United States",)), Progress(), NO_WEB, T)
+    assert (d.action, d.rule) == ("abstain", "gap_unresolved") and "does not cover" in d.reason
+
+
+def test_a_saturated_pool_still_closes_a_clear_gap_but_not_a_judged_one():
+    assert decide(signals(saturation=1.5, uncovered=("a b",)), Progress(), FULL, T).rule == "gap_to_web"
+    p = Progress(has_draft=True, draft_current=True, verdict=Verdict(False, 0.2, "query_docs", search_queries=("x",)))
+    assert decide(signals(saturation=1.5, cliff=0.0), p, FULL, T).rule == "gaps_left"

@@ -87,6 +87,7 @@ def test_server_params_bind_localhost_on_a_free_port_with_prompt_caching(tmp_pat
     assert (params.cpuparams.n_threads, params.cpuparams_batch.n_threads) == (2, 2)
     assert params.cache_prompt and params.cache_ram_mib == 1024
     assert params.verbosity == 1 and params.model.path == str(model)
+    assert params.n_batch == params.n_ubatch == 512  # a cancelled request frees the slot within one such chunk
 
 
 def test_server_refuses_a_missing_model_file(tmp_path):

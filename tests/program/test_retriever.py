@@ -62,3 +62,12 @@ def test_from_settings_picks_the_collection_by_source(tmp_path):
     web = HybridSearch.from_settings(settings, "web")
     assert (web.collection, web.source) == ("web_c", "web")
     assert not (tmp_path / "qdrant").exists()  # nothing opened until the first search
+
+
+def test_excluding_hides_those_titles_from_a_copy_that_shares_the_client(search):
+    hidden = search.excluding(["Quorvex Valves", "Eiffel Tower"])
+    titles = {p.title for p in hidden("Quorvex valves in Toledo", 3)}
+    assert len(titles) == 3 and titles.isdisjoint({"Quorvex Valves", "Eiffel Tower"})
+    assert search("Quorvex", 3)[0].title == "Quorvex Valves"  # the original still finds it
+    assert hidden._client is search._client and copy.deepcopy(hidden) is hidden
+    assert search.excluding([]) is search

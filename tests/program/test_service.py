@@ -16,6 +16,7 @@ from program.answerer import Answerer, Engine
 from program.loop import GatedRAG
 from program.service import create_app
 from program.settings import Settings
+from program.thresholds import Thresholds
 from tests.conftest import FakeSearch, passage
 from tests.program.fake_engine import DOCS, QUESTION, BlockingSearch, fake_answerer, signature_lm, verdict
 
@@ -51,10 +52,10 @@ def test_answer_returns_the_contract_and_agent_metadata(tmp_path):
     assert body["citations"][0]["title"] == "Shirley Temple" and body["sources"][0]["source"] == "index"
     assert body["confidence"] == 90 and body["retrieval_quality"] == "high" and body["query_type"] == "factual"
     assert body["fallback"] is None and body["warnings"] == [] and body["processing_time_ms"] >= 0
-    assert "Kiss and Tell film star" in body["related_queries"] and QUESTION not in body["related_queries"]
+    assert body["related_queries"] and QUESTION not in body["related_queries"]
     assert isinstance(body["suggestions"], list) and body["evidence"]
     assert body["trace"] is None
-    assert [s["action"] for s in traced["trace"]["steps"]] == ["decompose", "retrieve", "draft", "answer"]
+    assert [s["action"] for s in traced["trace"]["steps"]] == ["decompose", "retrieve", "judge", "answer"]
 
 
 def test_health_readiness_and_openapi(tmp_path):
@@ -108,16 +109,18 @@ def test_bad_input_is_refused_with_a_clear_status(tmp_path, payload, status):
 def test_expansion_budget_zero_makes_one_retrieval_pass(tmp_path):
     config, search = settings(tmp_path), FakeSearch(DOCS)
     # a judge that would keep re-querying, were it asked
-    answerer = fake_answerer(config, search=search, lm=signature_lm(judged=verdict(False, 0.2, "query_docs", "more")))
+    answerer = fake_answerer(config, search=search, lm=signature_lm(judged=verdict(False, 0.2, "query_docs", ["more"])))
     with serving(answerer, config) as client:
         body = client.post("/answer", json={"question": QUESTION, "expansion_budget": 0, "include_trace": True}).json()
-    assert [s["action"] for s in body["trace"]["steps"]] == ["decompose", "retrieve", "draft"]
-    assert search.queries == [QUESTION, "Kiss and Tell film star"]
+    assert [s["action"] for s in body["trace"]["steps"]] == ["decompose", "retrieve", "draft", "answer"]
+    assert len(search.queries) == 2 and search.queries[0] == QUESTION  # the question and its rule-based sub-query
 
 
 def test_hints_reach_the_loop(tmp_path):
     config, lm = settings(tmp_path), signature_lm()
-    with serving(fake_answerer(config, lm=lm), config) as client:
+    rag = GatedRAG(FakeSearch(DOCS), thresholds=Thresholds(decompose_mode="llm"))  # known context reaches the planner
+    answerer = Answerer(lambda: Engine(rag, lm, description="scripted"), config)
+    with serving(answerer, config) as client:
         body = client.post("/answer", json={"question": QUESTION, "intent": "comparison", "include_trace": True,
                                             "known_context": "Shirley Temple starred in it.",
                                             "constraints": "with dates"}).json()
@@ -129,22 +132,19 @@ def test_hints_reach_the_loop(tmp_path):
     assert "with dates" in judge_prompt
 
 
-def test_uncovered_question_without_web_gets_the_structured_fallback(tmp_path):
+def test_uncovered_question_without_web_abstains_with_the_structured_fallback(tmp_path):
     config = settings(tmp_path)
     far = [passage("Conrad Brooks", "Conrad Brooks is an American actor.", similarity=0.3)]
-    lm = signature_lm(plan={"sub_queries": ["Ed Wood nationality"], "query_type": "factual", "key_concepts": ["Ed Wood"]},
-                      answer={"answer": "Ed Wood was probably British [1]."},
-                      judged=verdict(False, 0.3, "search_web", "Ed Wood's nationality", gaps=["Ed Wood nationality"]),
-                      rewrite={"queries": ["Ed Wood director biography"]})
+    lm = signature_lm()
     with serving(fake_answerer(config, search=FakeSearch(far), lm=lm), config) as client:
-        body = client.post("/answer", json={"question": "What nationality was Ed Wood?"}).json()
+        body = client.post("/answer", json={"question": "What nationality was Ed Wood?", "include_trace": True}).json()
     fallback = body["fallback"]
-    assert body["answer"].startswith("Not enough evidence") and "British" not in body["answer"]
+    assert body["abstained"] and body["short_answer"] == "" and lm.history == []  # no LM call at all
+    assert body["answer"].startswith("Not enough evidence") and body["trace"]["ended"] == "abstained"
     assert body["citations"] == [] and body["confidence"] <= 20 and body["retrieval_quality"] == "none"
-    assert fallback["unverified_draft"] == "Ed Wood was probably British [1]."
     assert "no web backend" in fallback["reason"]
-    assert fallback["understood"]["intent"] == "factual" and fallback["understood"]["not_covered"] == ["Ed Wood"]
-    assert 2 <= len(fallback["web_queries"]) <= 4 and "Ed Wood nationality" in fallback["web_queries"]
+    assert fallback["understood"]["intent"] == "factual"
+    assert 2 <= len(fallback["web_queries"]) <= 4
     assert [s["action"] for s in body["suggestions"]][:2] == ["web_search", "web_search"]
 
 
@@ -154,8 +154,7 @@ def test_time_limit_returns_the_partial_result_with_a_warning(tmp_path):
         response = client.post("/answer", json={"question": QUESTION, "include_trace": True})
     body = response.json()
     assert response.status_code == 200 and body["trace"]["ended"] == "budget_exhausted"
-    assert any("time limit" in w for w in body["warnings"])
-    assert body["fallback"]["unverified_draft"] == "Chief of Protocol of the United States [2]."
+    assert any("time limit" in w for w in body["warnings"]) and body["fallback"]
     assert any(s["action"] == "answer" for s in body["suggestions"])
 
 
@@ -189,7 +188,7 @@ def test_concurrent_requests_keep_their_own_settings(tmp_path):
     config = settings(tmp_path, serve_lm_slots=4)
     rag = GatedRAG(FakeSearch(DOCS))
     before = rag.thresholds.model_copy()
-    answerer = Answerer(lambda: Engine(rag, signature_lm(judged=verdict(False, 0.2, "query_docs", "more"))), config)
+    answerer = Answerer(lambda: Engine(rag, signature_lm(judged=verdict(False, 0.2, "query_docs", ["more"]))), config)
 
     def ask(client, i):
         budget = 0 if i % 2 else None

@@ -1,0 +1,48 @@
+"""A GatedRAG as a model server runs it: with no LM configured, and pickled as its saved state.
+
+MLflow's DSPy flavor pickles the module and calls it with no LM in the settings. `ServedGatedRAG`
+then takes the settings' default LM (`program.default_lm`), and pickles as its saved state only,
+so no store handle, file lock or API key ever lands in a pickle: the loading process rebuilds
+search and web from its own settings (`rebuild`). The loop itself knows nothing of this.
+"""
+
+from __future__ import annotations
+
+import copy
+
+import dspy
+
+from program.default_lm import default_lm
+from program.hints import Hints
+from program.loop import GatedRAG
+from program.settings import Settings
+
+
+class ServedGatedRAG(GatedRAG):
+    def forward(self, question: str, hints: Hints | None = None, time_limit_s: float | None = None) -> dspy.Prediction:
+        if dspy.settings.lm is None:  # loaded on its own (an MLflow model, say): use the settings' LM
+            with dspy.context(lm=default_lm(), adapter=dspy.JSONAdapter()):
+                return super().forward(question, hints, time_limit_s)
+        return super().forward(question, hints, time_limit_s)
+
+    def __deepcopy__(self, memo):
+        # the default deep copy; spelled out because pickling (below) must differ from it
+        new = self.__class__.__new__(self.__class__)
+        memo[id(self)] = new
+        new.__dict__.update({k: copy.deepcopy(v, memo) for k, v in self.__dict__.items()})
+        return new
+
+    def __reduce__(self):
+        return rebuild, (self.dump_state(),)
+
+
+def servable(program: GatedRAG) -> ServedGatedRAG:
+    """The same program (search, web, prompts, demos, thresholds) as a `ServedGatedRAG`."""
+    served = ServedGatedRAG(program.search, web=program.web, thresholds=program.thresholds)
+    return served.load_state(program.dump_state())
+
+
+def rebuild(state: dict) -> ServedGatedRAG:
+    from program.factory import build_program
+
+    return build_program(Settings(), program_class=ServedGatedRAG).load_state(state)

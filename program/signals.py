@@ -1,0 +1,123 @@
+"""Retrieval signals: what the scores, vectors and pool already say, computed every round with no LM.
+
+- score cliff: the largest relative gap in a ranked list, a stop signal and the adaptive cut;
+- plateau: a flat top-k with a mediocre best score (no passage stands out);
+- coverage: each sub-query's best dense similarity, and which named entities the evidence mentions;
+- redundancy: the share of pool passages that are near-duplicates of another;
+- saturation: how full the evidence budget is;
+- gain: the coverage the last round added (diminishing returns).
+
+Pure functions over numbers and text. This module decides nothing: `program.gate` reads `Signals`.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import asdict, dataclass, replace
+
+import numpy as np
+
+from program.evidence import approx_tokens
+from program.passage import Passage
+from program.thresholds import Thresholds
+
+_WORD = re.compile(r"[a-z0-9]+")
+# subtle: the second passage after a cliff is often a two-hop question's bridge, so a cut keeps it
+MIN_KEPT = 2
+
+
+@dataclass(frozen=True)
+class Signals:
+    best: float  # the question's best dense similarity
+    cliff: float  # the largest relative gap in the question's ranked list, 0 when flat
+    plateau: bool
+    min_coverage: float  # the lowest best similarity over the sub-queries
+    entity_coverage: float  # share of the named entities the evidence mentions
+    redundancy: float
+    saturation: float
+    gain: float  # coverage added by the last round; 1.0 after the first retrieval
+    uncovered: tuple[str, ...] = ()  # sub-queries under coverage_similarity
+    missing_entities: tuple[str, ...] = ()
+    strong_neighbours: int = 0  # strong hits whose neighbouring chunks are not in the pool yet
+
+    @property
+    def coverage(self) -> float:
+        """One number for "how much of the question the evidence reaches", for the gain."""
+        return (min(max(self.min_coverage, 0.0), 1.0) + self.entity_coverage) / 2
+
+    def covered(self, t: Thresholds) -> bool:
+        return not self.uncovered and self.entity_coverage >= t.entity_coverage
+
+    def as_trace(self) -> dict[str, float]:
+        """The numeric signals, rounded, for a trace step."""
+        numbers = {k: v for k, v in asdict(self).items() if isinstance(v, (int, float))}
+        return {k: round(float(v), 3) for k, v in numbers.items()}
+
+
+def score_cliff(scores: list[float]) -> tuple[float, int]:
+    """(the largest gap between neighbours in the ranked scores, relative to the best score;
+    how many scores stand before it). A flat list has a gap near 0."""
+    ranked = sorted(scores, reverse=True)
+    if len(ranked) < 2 or ranked[0] <= 0:
+        return 0.0, len(ranked)
+    gaps = [(ranked[i] - ranked[i + 1]) / ranked[0] for i in range(len(ranked) - 1)]
+    at = int(np.argmax(gaps))
+    return float(gaps[at]), at + 1
+
+
+def adaptive_cut(passages: list[Passage], t: Thresholds) -> list[Passage]:
+    """The engine's best hits, as many as stand above the similarity cliff when the list has
+    one (Adaptive-k), at most `top_k` and at least `MIN_KEPT`; those under the score floor dropped.
+    subtle: the engine's (fused) order is kept: by dense similarity alone, recall drops."""
+    kept = [p for p in passages if p.similarity is None or p.similarity >= t.score_floor]
+    gap, before_gap = score_cliff([p.similarity for p in kept if p.similarity is not None])
+    return kept[: max(MIN_KEPT, min(before_gap, t.top_k))] if gap >= t.cliff_to_answer else kept[: t.top_k]
+
+
+def is_plateau(scores: list[float], t: Thresholds) -> bool:
+    top = sorted(scores, reverse=True)[: t.top_k]
+    return len(top) > 1 and top[0] - top[-1] <= t.plateau_spread and top[0] < t.plateau_best
+
+
+def mentions(entity: str, text: str) -> bool:
+    """The entity's name, or every word of it, in the text (case and punctuation aside)."""
+    words = _WORD.findall(entity.lower())
+    found = set(_WORD.findall(text.lower()))
+    return bool(words) and (entity.lower() in text.lower() or all(w in found for w in words))
+
+
+def redundancy(vectors: list[list[float]], cosine: float) -> float:
+    """Share of the vectors with a near-duplicate (cosine at or above `cosine`) earlier in the list."""
+    if len(vectors) < 2:
+        return 0.0
+    unit = np.asarray(vectors, dtype=np.float32)
+    unit /= np.maximum(np.linalg.norm(unit, axis=1, keepdims=True), 1e-9)
+    similar = np.tril(unit @ unit.T, k=-1) >= cosine
+    return float(similar.any(axis=1).mean())
+
+
+def measure(ranked: dict[str, list[float]], question: str, entities: list[str], pool: list[Passage],
+            t: Thresholds, strong_neighbours: int = 0, searched_web: set[str] = frozenset(),
+            before: Signals | None = None) -> Signals:
+    """Signals from each query's ranked similarities (`ranked`, the question's among them),
+    the named entities and the evidence pool; `before` is the last round's, for the gain.
+    A query already searched on the web no longer counts as uncovered: the web has had its say.
+    subtle: nor does a one-word query ("Government"): it is never close to a whole passage, so
+    its low similarity says nothing about coverage."""
+    own = ranked.get(question, [])
+    best_by_query = {q: max(s, default=-1.0) for q, s in ranked.items()}
+    text = " ".join(f"{p.title} {p.text}" for p in pool)
+    missing = tuple(e for e in entities if not mentions(e, text))
+    tokens = sum(approx_tokens(p.text) for p in pool)
+    signals = Signals(
+        best=max(own, default=-1.0), cliff=score_cliff(own[: t.candidates_k])[0], plateau=is_plateau(own, t),
+        min_coverage=min(best_by_query.values(), default=-1.0),
+        entity_coverage=1.0 - len(missing) / len(entities) if entities else 1.0,
+        redundancy=redundancy([p.vector for p in pool if p.vector], t.redundancy_cosine),
+        saturation=tokens / t.evidence_tokens, gain=1.0,
+        uncovered=tuple(q for q, best in best_by_query.items() if best < t.coverage_similarity
+                        and q != question and q not in searched_web and len(_WORD.findall(q)) > 1),
+        missing_entities=missing, strong_neighbours=strong_neighbours)
+    if before is None:
+        return signals
+    return replace(signals, gain=signals.coverage - before.coverage)

@@ -1,0 +1,16 @@
+"""The readable rendering shows the short answer, each step's rule and its signals."""
+
+from program.render import render_result
+from program.result import Result, Step, Trace
+
+
+def test_render_shows_the_short_answer_rule_and_signals():
+    step = Step(action="draft", rule="covered_with_cliff", reason="covered", signals={"cliff": 0.21, "best": 0.57})
+    text = render_result(Result(question="q", answer="Mumbai [1].", short_answer="Mumbai", trace=Trace(steps=[step])))
+    assert text.startswith("short answer: Mumbai")
+    assert "[covered_with_cliff] covered" in text and "signals: cliff 0.21, best 0.57" in text
+
+
+def test_render_says_when_the_program_abstained():
+    text = render_result(Result(question="q", answer="The evidence does not say.", abstained=True))
+    assert text.startswith("short answer: (abstained")

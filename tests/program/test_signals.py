@@ -1,0 +1,88 @@
+"""The retrieval signals on hand-built score lists, vectors and pools."""
+
+import pytest
+
+from program.signals import adaptive_cut, is_plateau, measure, mentions, redundancy, score_cliff
+from program.thresholds import Thresholds
+from tests.conftest import passage
+
+T = Thresholds()
+
+
+def test_score_cliff_finds_the_largest_relative_gap_and_where_it_is():
+    gap, before = score_cliff([0.8, 0.78, 0.4, 0.38])
+    assert before == 2 and gap == pytest.approx(0.38 / 0.8)
+
+
+def test_a_flat_list_has_no_cliff():
+    gap, _ = score_cliff([0.5, 0.5, 0.49, 0.49])
+    assert gap < 0.03
+
+
+@pytest.mark.parametrize("scores", [[], [0.7], [-0.1, -0.2]])
+def test_too_few_or_negative_scores_give_no_cliff(scores):
+    assert score_cliff(scores)[0] == 0.0
+
+
+def test_adaptive_cut_keeps_as_many_as_stand_before_the_cliff_and_one_more_in_engine_order():
+    hits = [passage(f"p{i}", "x", similarity=s) for i, s in enumerate([0.5, 0.9, 0.48, 0.47, 0.46])]
+    assert [p.title for p in adaptive_cut(hits, T)] == ["p0", "p1"]
+
+
+def test_without_a_cliff_the_cut_keeps_top_k():
+    hits = [passage(f"p{i}", "x", similarity=s) for i, s in enumerate([0.6, 0.59, 0.58, 0.57])]
+    assert len(adaptive_cut(hits, T.model_copy(update={"top_k": 3}))) == 3
+
+
+def test_adaptive_cut_is_capped_at_top_k_and_drops_what_is_under_the_floor():
+    hits = [passage(f"p{i}", "x", similarity=s) for i, s in enumerate([0.9, 0.89, 0.88, 0.87, 0.86, 0.1])]
+    assert [p.title for p in adaptive_cut(hits, T.model_copy(update={"top_k": 3}))] == ["p0", "p1", "p2"]
+
+
+def test_plateau_is_flat_and_mediocre():
+    assert is_plateau([0.5, 0.49, 0.49], T)
+    assert not is_plateau([0.9, 0.89, 0.89], T)  # flat, but a good best score
+    assert not is_plateau([0.5, 0.3, 0.2], T)  # a clear best
+
+
+def test_mentions_matches_the_name_or_all_its_words():
+    assert mentions("Ed Wood", "Edward D. Wood Jr., known as Ed Wood, was a filmmaker.")
+    assert mentions("Local H", "H is a local band")
+    assert not mentions("Ed Wood", "Scott Derrickson is an American director.")
+
+
+def test_redundancy_counts_near_duplicates():
+    assert redundancy([[1, 0], [1, 0.01], [0, 1]], 0.95) == pytest.approx(1 / 3)
+    assert redundancy([[1, 0], [0, 1]], 0.95) == 0.0
+
+
+def test_measure_reports_uncovered_sub_queries_and_missing_entities():
+    pool = [passage("Scott Derrickson", "Scott Derrickson is an American director.")]
+    ranked = {"Q?": [0.7, 0.4], "Scott Derrickson": [0.8], "Ed Wood nationality": [0.3]}
+    s = measure(ranked, "Q?", ["Scott Derrickson", "Ed Wood"], pool, T)
+    assert s.uncovered == ("Ed Wood nationality",) and s.missing_entities == ("Ed Wood",)
+    assert s.entity_coverage == 0.5 and s.best == 0.7 and s.min_coverage == 0.3
+    assert not s.covered(T)
+
+
+def test_a_query_searched_on_the_web_is_no_longer_uncovered():
+    s = measure({"Q?": [0.7], "Ed Wood": [0.3]}, "Q?", [], [], T, searched_web={"Ed Wood"})
+    assert s.uncovered == () and s.covered(T)
+
+
+def test_gain_is_the_coverage_the_round_added():
+    before = measure({"Q?": [0.7]}, "Q?", ["Ed Wood"], [], T)
+    after = measure({"Q?": [0.7]}, "Q?", ["Ed Wood"], [passage("Ed Wood", "Ed Wood was American.")], T, before=before)
+    assert after.gain == pytest.approx(0.5)
+
+
+def test_saturation_is_pool_tokens_over_the_budget():
+    pool = [passage("a", "w" * 400)]
+    s = measure({"Q?": [0.7]}, "Q?", [], pool, T.model_copy(update={"evidence_tokens": 101}))
+    assert s.saturation == pytest.approx(1.0)
+
+
+def test_signals_go_into_a_trace_as_numbers():
+    s = measure({"Q?": [0.7, 0.2]}, "Q?", [], [], T)
+    trace = s.as_trace()
+    assert trace["cliff"] == pytest.approx(0.714, abs=1e-3) and "uncovered" not in trace
