@@ -1,9 +1,12 @@
 """Answer quality against the gold answer: exact match, token F1 and answer coverage.
 
-The normalisation is HotpotQA's official one (lowercase, drop punctuation, the articles a/an/the
-and extra whitespace), and F1 is 0 when either side is yes/no/noanswer and they differ, as in
-`hotpot_evaluate_v1.py`. The [n] citation markers are removed from the prediction first.
-This module does not look at evidence or citations.
+EM and F1 score the short answer (`Result.short_answer`: the entity, yes/no, number or date the
+question asks for); an abstention scores as the empty answer; a prediction without a short
+answer (old results, plain predictions) falls back to its answer text. Coverage reads the cited
+explanation (`answer`). The normalisation is HotpotQA's official one (lowercase, drop
+punctuation, the articles a/an/the and extra whitespace), and F1 is 0 when either side is
+yes/no/noanswer and they differ, as in `hotpot_evaluate_v1.py`. The [n] citation markers are
+removed first. This module does not look at evidence or citations.
 """
 
 from __future__ import annotations
@@ -27,13 +30,29 @@ def answer_text(pred) -> str:
     return _CITATION.sub("", str(getattr(pred, "answer", "") or ""))
 
 
+def short_answer_text(pred) -> str:
+    """What EM and F1 score: the short answer, "" after an abstention, else the answer text."""
+    if abstained(pred):
+        return ""
+    result = getattr(pred, "result", None)
+    if result is not None and result.short_answer.strip():
+        return _CITATION.sub("", result.short_answer)
+    return answer_text(pred)
+
+
+def abstained(pred) -> bool:
+    """The program said the evidence does not hold the answer, and gave none."""
+    result = getattr(pred, "result", None)
+    return result is not None and result.abstained
+
+
 def exact_match(example, pred, trace=None) -> float | bool:
-    hit = normalize_answer(answer_text(pred)) == normalize_answer(example.answer)
+    hit = normalize_answer(short_answer_text(pred)) == normalize_answer(example.answer)
     return hit if trace is not None else float(hit)
 
 
 def token_f1(example, pred, trace=None) -> float | bool:
-    f1 = _f1(normalize_answer(answer_text(pred)), normalize_answer(example.answer))
+    f1 = _f1(normalize_answer(short_answer_text(pred)), normalize_answer(example.answer))
     return f1 == 1.0 if trace is not None else f1
 
 

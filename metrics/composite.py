@@ -1,9 +1,9 @@
 """One score per answer for the optimizers, with feedback that names what went wrong.
 
 `score_example` computes every metric into a `Scorecard` (what eval records per question).
-The composite is a weighted mean of answer F1, evidence recall, citation recall and precision,
-and a latency score: 1 within `latency_budget_s`, then budget / seconds (half at twice the
-budget). `CompositeMetric` is the metric DSPy optimizers call: a float for Evaluate, a strict
+The composite is a weighted mean of answer F1 (of the short answer), evidence recall, citation
+recall and precision, and a latency score: 1 within `latency_budget_s`, then budget / seconds
+(half at twice the budget), 0 for no answer or an abstention. `CompositeMetric` is the metric DSPy optimizers call: a float for Evaluate, a strict
 bool for bootstrapping (composite at or above `pass_mark`), and `dspy.Prediction(score,
 feedback)` for GEPA. This module does not run programs.
 """
@@ -13,7 +13,7 @@ from __future__ import annotations
 import dspy
 from pydantic import BaseModel, Field
 
-from metrics.answer_quality import answer_coverage, answer_text, exact_match, token_f1
+from metrics.answer_quality import abstained, answer_coverage, exact_match, short_answer_text, token_f1
 from metrics.citation_faithfulness import CitationScores, score_citations
 from metrics.cost import latency_and_cost
 from metrics.evidence_recall import evidence_recall, title_key
@@ -35,6 +35,7 @@ class Scorecard(BaseModel):
     exact_match: float = 0.0
     f1: float = 0.0
     answer_coverage: float = 0.0
+    abstained: bool = False
     evidence_recall: float = 0.0
     citation_recall: float = 0.0
     citation_precision: float = 0.0
@@ -59,11 +60,12 @@ def score_example(example, pred, judge: SupportJudge | None = None, weights: Com
     cites = score_citations(result.answer, result.citations, judge or LexicalSupportJudge()) if result else CitationScores()
     cost = latency_and_cost(pred, model)
     card = Scorecard(exact_match=exact_match(example, pred), f1=token_f1(example, pred),
-                     answer_coverage=answer_coverage(example, pred), evidence_recall=evidence_recall(example, pred),
+                     answer_coverage=answer_coverage(example, pred), abstained=abstained(pred),
+                     evidence_recall=evidence_recall(example, pred),
                      citation_recall=cites.recall, citation_precision=cites.precision,
                      gold_citation_precision=gold_citation_precision(example, pred),
-                     # no answer is not fast, it is missing: it earns no latency credit
-                     latency_score=latency_score(cost.wall_s, weights.latency_budget_s) if answer_text(pred).strip() else 0.0,
+                     # no answer (an abstention included) is not fast, it is missing: it earns no latency credit
+                     latency_score=latency_score(cost.wall_s, weights.latency_budget_s) if short_answer_text(pred).strip() else 0.0,
                      **cost.model_dump(exclude={"dollars"}), dollars=cost.dollars or 0.0, priced=cost.dollars is not None)
     card.composite = composite(card, weights)
     card.feedback = feedback(example, pred, card, cites, weights)
@@ -84,8 +86,10 @@ def composite(card: Scorecard, w: CompositeWeights) -> float:
 def feedback(example, pred, card: Scorecard, cites: CitationScores, w: CompositeWeights) -> str:
     """What went wrong, in a few short sentences an optimizer's reflection LM can act on."""
     notes = []
-    if card.f1 < 1.0:
-        notes.append(f"The answer {answer_text(pred).strip()[:120]!r} does not match the gold answer {example.answer!r}.")
+    if card.abstained:
+        notes.append(f"The program abstained, but the gold answer is {example.answer!r}.")
+    elif card.f1 < 1.0:
+        notes.append(f"The answer {short_answer_text(pred).strip()[:120]!r} does not match the gold answer {example.answer!r}.")
     used = {title_key(p.title) for p in getattr(pred, "evidence", None) or []}
     missed = [t for t in example.gold_titles if title_key(t) not in used]
     if missed:

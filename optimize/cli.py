@@ -55,6 +55,11 @@ def parser() -> Parser:
         "the question is given up and recorded as a timeout"))
     ev.add_argument("--judge", default="lexical", choices=["lexical", "lm"], help="citation-support judge of the metrics")
     ev.add_argument("--cache", action="store_true", help="use DSPy's LM cache (cheaper re-runs, but latencies are not real)")
+    ev.add_argument("--web", choices=["tavily", "offline", "none"], help=(
+        "the web backend (default: tavily if TAVILY_API_KEY is set, else offline); none: the loop never searches the web"))
+    ev.add_argument("--hide-gold", action="store_true", help=(
+        "hide each question's gold paragraphs from the index search and the offline web corpus (a search filter; "
+        "the index is unchanged): checks that the program abstains when the evidence lacks the answer"))
     ev.add_argument("--profile", choices=["local", "openai"])
     ev.add_argument("--local-model", choices=["qwen2.5-coder-0.5b", "qwen2.5-coder-1.5b"])
     ev.add_argument("--out", type=Path, help="the run folder (default: <data dir>/runs/<run id>)")

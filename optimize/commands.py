@@ -87,7 +87,7 @@ def _eval_config(args: argparse.Namespace, settings):
         program=str(program_path.resolve()) if program_path else UNCOMPILED,
         program_sha256=file_sha256(program_path) if program_path else "",
         model=settings.local_model if profile == "local" else settings.openai_model,
-        time_limit_s=args.timeout, cache=args.cache)
+        time_limit_s=args.timeout, cache=args.cache, web=settings.resolved_web_backend, hide_gold=args.hide_gold)
     return config, program_path
 
 
@@ -109,13 +109,14 @@ def _run_folder(settings, name: str) -> Path:
 
 
 def _settings(args: argparse.Namespace):
-    return settings_from_args(args, profile="profile", local_model="local_model", data_dir="data_dir")
+    return settings_from_args(args, profile="profile", local_model="local_model", data_dir="data_dir", web_backend="web")
 
 
 def _overview(summary) -> str:
     from optimize.document import Table, to_text
     from optimize.summary import MAIN
 
-    rows = [[s.system, str(s.n), *(f"{s.metrics[m].mean:.3f}" for m in MAIN), f"{s.latency_p50_s:.1f}",
+    rows = [[s.system, str(s.n), *(f"{s.metrics[m].mean:.3f}" for m in MAIN), f"{s.metrics['abstained'].mean:.2f}",
+             f"{s.metrics['lm_calls'].mean:.1f}", str(s.web_recall), f"{s.latency_p50_s:.1f}",
              ", ".join(f"{k} {v}" for k, v in s.status.items())] for s in summary.systems]
-    return to_text(Table(["system", "n", *MAIN, "p50 s", "status"], rows))
+    return to_text(Table(["system", "n", *MAIN, "abstained", "LM calls", "web recall", "p50 s", "status"], rows))

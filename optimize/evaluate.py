@@ -31,9 +31,11 @@ def run_eval(config: EvalConfig, settings: Settings, folder: Path, programs: dic
     with tracked_run(settings, folder, config.model_dump() | (params or {})) as tracking:
         records: list[Record] = []
         for name, program in programs.items():
-            records += run_examples(program, examples, name, log, score, threads, config.time_limit_s, progress)
+            records += run_examples(program, examples, name, log, score, threads, config.time_limit_s, progress,
+                                    hide_gold=config.hide_gold)
         summary = summarize(records, config.run_id, split=config.split, dataset=config.dataset,
-                            program=config.program, profile=config.profile, model=config.model, judge=config.judge)
+                            program=config.program, profile=config.profile, model=config.model, judge=config.judge,
+                            web=config.web, hide_gold=config.hide_gold)
         written = write_report(records, summary, folder)
         tracking.log_summary(summary)
         tracking.log_files([*written, log.path], folder)

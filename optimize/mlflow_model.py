@@ -1,7 +1,7 @@
 """Log a compiled program as an MLflow DSPy model, loadable with `mlflow.dspy.load_model`.
 
 MLflow's DSPy flavor pickles the module and the DSPy settings of the moment. The program
-pickles as its saved state only (see `GatedRAG.__reduce__`), and it is logged with no LM and no
+is logged as a `program.served.ServedGatedRAG`, which pickles as its saved state only, with no LM and no
 callbacks in the settings, so neither an API key nor a dead llama.cpp address is stored: the
 loading process rebuilds search and web from its settings and starts its LM on the first call
 (`program.default_lm`). Needs an active tracking store; logs nothing else.
@@ -15,6 +15,7 @@ from mlflow.models import ModelSignature
 from mlflow.types import ColSpec, Schema
 
 from program.loop import GatedRAG
+from program.served import servable
 
 ARTIFACT = "program"
 # subtle: without an input schema, `mlflow models serve` hands `{"inputs": {"question": ...}}`
@@ -26,7 +27,7 @@ def log_program_model(program: GatedRAG, tracking_uri: str, run_id: str) -> str:
     """Log into the existing run; returns the model URI (runs:/<run id>/program)."""
     mlflow.set_tracking_uri(tracking_uri)
     with mlflow.start_run(run_id=run_id), dspy.context(lm=None, callbacks=[]):
-        mlflow.dspy.log_model(program, name=ARTIFACT, pip_requirements=[f"dspy=={dspy.__version__}"], signature=SIGNATURE)
+        mlflow.dspy.log_model(servable(program), name=ARTIFACT, pip_requirements=[f"dspy=={dspy.__version__}"], signature=SIGNATURE)
     # subtle: logging makes the model "active" for the process, and MLflow then links every
     # later metric (of any run, in any store) to it; nothing after this is about the model
     mlflow.clear_active_model()

@@ -1,8 +1,10 @@
 """What defines an eval run, and where its folder is: the same arguments give the same run id.
 
 The id hashes everything that changes the results (split, limit, systems, program file and
-its content, LM, judge, time limit, cache), so re-running a command resumes its own folder and
-a changed argument starts a new one. Threads are left out: they change speed, not results.
+its content, LM, judge, time limit, cache, web backend, hidden gold), so re-running a command
+resumes its own folder and a changed argument starts a new one; the web backend and hidden gold
+also show in the id's name, so a hidden-gold run is never mistaken for a normal one. Threads
+are left out: they change speed, not results.
 This module does not run or score anything.
 """
 
@@ -30,6 +32,8 @@ class EvalConfig(BaseModel):
     model: str
     time_limit_s: float | None = None
     cache: bool = False
+    web: str | None = None  # the web backend (tavily, offline, none); None: not recorded
+    hide_gold: bool = False  # each question's gold paragraphs filtered out of retrieval
 
     @property
     def program_name(self) -> str:
@@ -38,7 +42,8 @@ class EvalConfig(BaseModel):
     @property
     def run_id(self) -> str:
         digest = hashlib.sha256(self.model_dump_json().encode()).hexdigest()[:8]
-        return f"eval-{self.split}-{self.program_name}-{digest}"
+        conditions = (f"-web_{self.web}" if self.web else "") + ("-hide_gold" if self.hide_gold else "")
+        return f"eval-{self.split}-{self.program_name}{conditions}-{digest}"
 
     def folder(self, settings: Settings) -> Path:
         return runs_dir(settings) / self.run_id

@@ -4,12 +4,15 @@ Examples already in the log for this system are skipped, so re-running resumes. 
 gets `time_limit_s` (the loop stops judging and returns its draft) and a hard deadline at
 `HARD_FACTOR` times that: an example still running then is recorded as a timeout, scored as
 no answer, and its thread left to finish unheard. Exceptions are recorded as errors. Nothing is
-dropped. This module does not choose systems, build reports or log to MLflow.
+dropped. With `hide_gold`, each example runs on a copy of the program whose searches never
+return that example's gold paragraphs. This module does not choose systems, build reports or
+log to MLflow.
 """
 
 from __future__ import annotations
 
 import contextvars
+import copy
 import queue
 import statistics
 import threading
@@ -48,14 +51,15 @@ class _Crash:
 
 
 def run_examples(program: dspy.Module, examples: list[dspy.Example], system: str, log: RecordLog, score: Score,
-                 threads: int = 1, time_limit_s: float | None = None, progress: bool = True) -> list[Record]:
+                 threads: int = 1, time_limit_s: float | None = None, progress: bool = True,
+                 hide_gold: bool = False) -> list[Record]:
     """Every example's record for `system`, in example order: resumed from the log or run now."""
     wanted = {e.qid for e in examples}
     records = {r.qid: r for r in log.read() if r.system == system and r.qid in wanted}
     todo = [e for e in examples if e.qid not in records]
     hard_s = time_limit_s * HARD_FACTOR if time_limit_s else None
     with tqdm(total=len(examples), initial=len(records), desc=system, disable=not progress, unit="q") as bar:
-        for record in _run(program, todo, system, score, threads, time_limit_s, hard_s):
+        for record in _run(program, todo, system, score, threads, time_limit_s, hard_s, hide_gold):
             log.append(record)
             records[record.qid] = record
             bar.update()
@@ -63,7 +67,7 @@ def run_examples(program: dspy.Module, examples: list[dspy.Example], system: str
     return [records[e.qid] for e in examples]
 
 
-def _run(program, todo, system, score, threads, time_limit_s, hard_s):
+def _run(program, todo, system, score, threads, time_limit_s, hard_s, hide_gold):
     """Yield records as examples finish, at most `threads` at a time, on daemon threads: a
     given-up example must neither block the others nor keep the process alive at exit."""
     done: queue.Queue = queue.Queue()  # Record or _Crash
@@ -75,7 +79,8 @@ def _run(program, todo, system, score, threads, time_limit_s, hard_s):
             # subtle: DSPy's settings (LM, adapter, usage tracking) live in context variables;
             # a copy of this thread's context gives the worker the same ones, as ParallelExecutor does.
             work = contextvars.copy_context().run
-            threading.Thread(target=work, args=(_attempt, program, example, system, score, time_limit_s, done),
+            runs = without_gold(program, example.gold_titles) if hide_gold else program
+            threading.Thread(target=work, args=(_attempt, runs, example, system, score, time_limit_s, done),
                              daemon=True).start()
         try:
             outcome = done.get(timeout=POLL_S)
@@ -87,6 +92,18 @@ def _run(program, todo, system, score, threads, time_limit_s, hard_s):
             yield _failed(outcome.example, system, "error", outcome.error, outcome.seconds, score) if crashed else outcome
         for qid in _overdue(running, hard_s):
             yield _gave_up(running.pop(qid), system, score)
+
+
+def without_gold(program: dspy.Module, titles: list[str]) -> dspy.Module:
+    """A copy of `program` whose index search, and offline web search if any, never return these titles.
+
+    The deep copy is cheap: searches and web backends share themselves instead of copying.
+    A Tavily backend has no search to filter and stays as it is."""
+    hidden = copy.deepcopy(program)
+    hidden.search = hidden.search.excluding(titles)
+    if hasattr(hidden.web, "excluding"):
+        hidden.web = hidden.web.excluding(titles)
+    return hidden
 
 
 def _overdue(running: dict[str, _Job], hard_s: float | None) -> list[str]:

@@ -43,12 +43,15 @@ class Point(BaseModel):
 def space(trial: optuna.Trial, kind: str) -> dict:
     """The knobs a trial sets. `quick` moves only the gates and budgets, so the evidence a
     question sees, and hence most prompts, stay as cached; `full` also moves retrieval."""
-    knobs = {"answer_confidence": trial.suggest_float("answer_confidence", 0.5, 0.95, step=0.05),
-             "max_iterations": trial.suggest_int("max_iterations", 1, 3),
-             "max_web_searches": trial.suggest_int("max_web_searches", 0, 2),
-             "coverage_similarity": trial.suggest_float("coverage_similarity", 0.45, 0.65, step=0.05)}
+    knobs = {"cliff_to_answer": trial.suggest_float("cliff_to_answer", 0.05, 0.35, step=0.05),
+             "coverage_similarity": trial.suggest_float("coverage_similarity", 0.45, 0.65, step=0.05),
+             "answer_confidence": trial.suggest_float("answer_confidence", 0.5, 0.95, step=0.05),
+             "max_web_searches": trial.suggest_int("max_web_searches", 0, 2)}
     if kind == "full":
-        knobs |= {"top_k": trial.suggest_int("top_k", 2, 6), "score_floor": trial.suggest_float("score_floor", 0.1, 0.4, step=0.05),
+        knobs |= {"decompose_mode": trial.suggest_categorical("decompose_mode", ["none", "rule_based", "llm"]),
+                  "top_k": trial.suggest_int("top_k", 2, 6), "score_floor": trial.suggest_float("score_floor", 0.1, 0.4, step=0.05),
+                  "abstain_similarity": trial.suggest_float("abstain_similarity", 0.3, 0.6, step=0.05),
+                  "max_judge_calls": trial.suggest_int("max_judge_calls", 0, 2),
                   "max_doc_queries": trial.suggest_int("max_doc_queries", 0, 3)}
     return knobs
 
@@ -132,5 +135,6 @@ def _point(trial: optuna.trial.FrozenTrial) -> Point:
 
 
 def _names(kind: str) -> list[str]:
-    quick = ["answer_confidence", "max_iterations", "max_web_searches", "coverage_similarity"]
-    return quick + (["top_k", "score_floor", "max_doc_queries"] if kind == "full" else [])
+    quick = ["cliff_to_answer", "coverage_similarity", "answer_confidence", "max_web_searches"]
+    full = ["decompose_mode", "top_k", "score_floor", "abstain_similarity", "max_judge_calls", "max_doc_queries"]
+    return quick + (full if kind == "full" else [])

@@ -1,4 +1,4 @@
-"""MLflow logging for eval runs: params, per-system metrics, and the report files as artifacts.
+"""MLflow logging for eval runs: params, per-system figures, and the report files as artifacts.
 
 The store is MLFLOW_TRACKING_URI when set, else a local SQLite file in the data dir (MLflow 3
 deprecates the plain-folder store) with artifacts beside it. One eval run folder is one MLflow
@@ -52,12 +52,16 @@ class EvalTracking:
         self.client, self.run_id = client, run_id
 
     def log_summary(self, summary: RunSummary) -> None:
-        """Per-system metrics, prefixed by the system: gated.f1, single_pass.latency_p50_s, ..."""
+        """Per-system metrics, prefixed by the system: gated.f1, gated.abstained (the abstention rate),
+        gated.web_recall, gated.rule_<name> (steps the rule chose), single_pass.latency_p50_s, ..."""
         metrics, now = [], int(time.time() * 1000)
         for system in summary.systems:
+            web = {"web_precision": system.web_precision.rate, "web_recall": system.web_recall.rate}
             values = {name: e.mean for name, e in system.metrics.items()} | {
                 "latency_p50_s": system.latency_p50_s, "latency_p95_s": system.latency_p95_s, "n": system.n,
-                **{f"status_{k}": v for k, v in system.status.items()}}
+                **{f"status_{k}": v for k, v in system.status.items()},
+                **{k: v for k, v in web.items() if v is not None},  # no rate without questions to count
+                **{f"rule_{k}": v for k, v in system.rules.items()}}
             metrics += [Metric(f"{system.system}.{k}", float(v), now, 0) for k, v in values.items()]
         self.client.log_batch(self.run_id, metrics=metrics)
 

@@ -10,9 +10,10 @@ def example(answer="Chief of Protocol", gold=("Shirley Temple", "Kiss and Tell")
     return dspy.Example(question="q", answer=answer, gold_titles=list(gold), holdout_title="").with_inputs("question")
 
 
-def prediction(answer, citations=(), evidence_titles=(), seconds=10.0, calls=3):
+def prediction(answer, citations=(), evidence_titles=(), seconds=10.0, calls=3, short_answer="", abstained=False):
     cites = [Citation(n=n, chunk_id=f"c{n}", source="index", title=title, quote=quote) for n, title, quote in citations]
-    result = Result(question="q", answer=answer, citations=cites, evidence=[passage(t, "text") for t in evidence_titles],
+    result = Result(question="q", answer=answer, short_answer=short_answer, abstained=abstained, citations=cites,
+                    evidence=[passage(t, "text") for t in evidence_titles],
                     timing=Timing(total_s=seconds),
                     trace=Trace(resources=Resources(lm=Tokens(calls=calls, prompt=1000, completion=100), web_searches=1)))
     return dspy.Prediction(answer=answer, result=result, evidence=result.evidence)

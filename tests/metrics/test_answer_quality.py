@@ -1,8 +1,10 @@
 """EM, F1 and coverage on hand-computed cases, with HotpotQA's normalisation."""
 
+import dspy
 import pytest
 
-from metrics.answer_quality import answer_coverage, exact_match, normalize_answer, token_f1
+from metrics.answer_quality import (abstained, answer_coverage, exact_match, normalize_answer, short_answer_text,
+                                    token_f1)
 from tests.metrics.conftest import example, prediction
 
 
@@ -30,3 +32,23 @@ def test_coverage_credits_a_long_answer_containing_the_gold_one():
     pred = prediction("She served as Chief of Protocol of the United States [1].")
     assert answer_coverage(example(), pred) == 1.0 and exact_match(example(), pred) == 0.0
     assert answer_coverage(example(), prediction("Chief of staff")) == pytest.approx(2 / 3)  # chief, of
+
+
+def test_em_and_f1_score_the_short_answer_and_coverage_the_explanation():
+    pred = prediction("Shirley Temple served as Chief of Protocol of the United States [1].", short_answer="Chief of Protocol")
+    assert exact_match(example(), pred) == 1.0 and token_f1(example(), pred) == 1.0
+    assert answer_coverage(example(), pred) == 1.0
+    wrong = prediction("She was Chief of Protocol [1].", short_answer="ambassador")
+    assert exact_match(example(), wrong) == 0.0 and answer_coverage(example(), wrong) == 1.0
+
+
+def test_an_abstention_scores_as_no_answer_even_when_the_explanation_holds_the_gold_one():
+    pred = prediction("Chief of Protocol", abstained=True)
+    assert exact_match(example(), pred) == 0.0 and token_f1(example(), pred) == 0.0
+    assert short_answer_text(pred) == "" and abstained(pred) is True
+
+
+def test_without_a_short_answer_the_answer_text_is_scored():
+    assert short_answer_text(prediction("Chief of Protocol [1].")) == "Chief of Protocol."
+    assert short_answer_text(dspy.Prediction(answer="Chief of Protocol [2]")) == "Chief of Protocol"
+    assert abstained(dspy.Prediction(answer="")) is False

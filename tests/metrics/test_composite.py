@@ -53,3 +53,11 @@ def test_dollars_known_local_and_unknown():
     assert dollars("gpt-4o-mini", 1_000_000, 0) == pytest.approx(0.15)
     assert dollars("llamacpp/qwen2.5-coder-0.5b", 10**6, 10**6) == 0.0
     assert dollars("someone/unpriced-model-x", 1, 1) is None
+
+
+def test_an_abstention_is_recorded_and_earns_no_f1_and_no_latency_credit():
+    pred = prediction("The evidence does not say.", evidence_titles=["Shirley Temple"], seconds=5, abstained=True)
+    card = score_example(example(), pred, always)
+    assert card.abstained is True and card.f1 == 0.0 and card.latency_score == 0.0
+    assert "The program abstained, but the gold answer is 'Chief of Protocol'." in card.feedback
+    assert score_example(example(), GOOD, always).abstained is False

@@ -1,4 +1,5 @@
-"""Fakes for the eval harness: hand-built examples, a fake program with a hand-built Result, a scorer."""
+"""Fakes for the eval harness: hand-built examples, fake programs with a hand-built Result, a scorer,
+and a small in-memory index holding the examples' gold paragraphs."""
 
 from __future__ import annotations
 
@@ -6,11 +7,18 @@ import time
 
 import dspy
 import pytest
+from qdrant_client import QdrantClient
 
-from metrics import CompositeWeights, build_support_judge, score_example
-from program.result import Citation, Resources, Result, Step, Timing, Trace
+from metrics import CompositeWeights, Scorecard, build_support_judge, score_example
+from optimize.records import Record
+from program.chunking import Document
+from program.embeddings import load_embedder
+from program.indexing import index_documents
+from program.result import Citation, Resources, Result, Step, Timing, Tokens, Trace
+from program.retriever import HybridSearch
 from program.settings import Settings
 from program.thresholds import Thresholds
+from program.web_search import OfflineWeb
 from tests.conftest import passage
 
 GOLD = {"q1": ("Who directed Kiss and Tell?", "Richard Wallace", ["Kiss and Tell", "Richard Wallace"], "", "bridge"),
@@ -32,6 +40,21 @@ def result(question: str, answer: str, titles: list[str], actions=("retrieve", "
                   timing=Timing(total_s=0.01), trace=trace)
 
 
+def hand_record(qid: str, holdout: str = "", web_searches: int = 0, rules=(), abstained: bool = False) -> Record:
+    """A record built by hand: its holdout label, web searches, the gate rules of its steps, abstention."""
+    steps = [Step(action="judge", rule=rule) for rule in rules]
+    trace = Trace(steps=steps, resources=Resources(web_searches=web_searches, lm=Tokens(calls=4, prompt=900)))
+    return Record(qid=qid, system="gated", status="ok", question=qid, gold="g", holdout_title=holdout,
+                  scores=Scorecard(abstained=abstained, lm_calls=4, prompt_tokens=900, web_searches=web_searches),
+                  result=Result(question=qid, answer="", abstained=abstained, trace=trace))
+
+
+# web: a, c, d searched; a, b, d have a held-out paragraph. Abstained: c, e.
+HAND = [hand_record("a", "A page", 1, ("covered_with_cliff", "")), hand_record("b", "B page", 0, ("out_of_time",)),
+        hand_record("c", "", 2, ("covered_with_cliff",), abstained=True), hand_record("d", "D page", 1),
+        hand_record("e", "", 0, abstained=True)]
+
+
 class FakeProgram(dspy.Module):
     """Answers right with the gold titles as evidence, except the `answers` given and the `fail` question."""
 
@@ -50,6 +73,38 @@ class FakeProgram(dspy.Module):
         titles = next(GOLD[q][2] for q in GOLD if GOLD[q][0] == question)
         r = result(question, self.answers.get(question, "no idea"), titles, self.actions)
         return dspy.Prediction(answer=r.answer, result=r, evidence=r.evidence)
+
+
+class SearchingProgram(dspy.Module):
+    """Shows what retrieval lets through: its evidence is the top hits of its search and web for the question."""
+
+    def __init__(self, search: HybridSearch, web: OfflineWeb | None = None):
+        super().__init__()
+        self.search, self.web, self.thresholds = search, web, Thresholds()
+
+    def forward(self, question: str, time_limit_s: float | None = None) -> dspy.Prediction:
+        found = self.search(question, 3) + [r.to_passage() for r in (self.web.search(question, 3) if self.web else [])]
+        r = Result(question=question, answer=found[0].title, evidence=found, timing=Timing(total_s=0.01))
+        return dspy.Prediction(answer=r.answer, result=r, evidence=r.evidence)
+
+
+@pytest.fixture(scope="session")
+def gold_program() -> SearchingProgram:
+    """A SearchingProgram over an in-memory index of GOLD's gold paragraphs and a few others, with the held-out
+    ones on an offline web instead: each paragraph repeats its question, so it is that question's top hit."""
+    embedder, client = load_embedder(Settings()), QdrantClient(":memory:")
+    gold = {title: f"{title} answers this: {question}" for question, _, titles, _, _ in GOLD.values() for title in titles}
+    others = {"Eiffel Tower": "The Eiffel Tower is a lattice tower in Paris.", "Photosynthesis": "Plants turn light into sugar."}
+
+    def collection(name: str, pages: dict[str, str]) -> HybridSearch:
+        documents = [Document(doc_id=t.replace(" ", "_"), title=t, text=x) for t, x in pages.items()]
+        index_documents(client, name, documents, progress=False, embedder=embedder)
+        return HybridSearch(client, name, "web" if name == "web" else "index", embedder=embedder)
+
+    held_out = {GOLD[q][3] for q in GOLD if GOLD[q][3]}
+    web = collection("web", {t: x for t, x in gold.items() if t in held_out} | others)
+    index = collection("index", {t: x for t, x in gold.items() if t not in held_out} | others)
+    return SearchingProgram(index, OfflineWeb(web))
 
 
 def score(example: dspy.Example, pred: dspy.Prediction):

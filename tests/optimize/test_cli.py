@@ -1,14 +1,17 @@
 """`python -m optimize`: bad input exits 2 with one line and writes nothing; eval and compare end to end."""
 
+import json
 from dataclasses import dataclass
 
 import pytest
 
 import program.lm_profiles
+from optimize import examples as splits
 from optimize import systems
 from optimize.cli import main
+from optimize.records import RecordLog
 from tests.conftest import scripted_lm
-from tests.optimize.conftest import GOLD, FakeProgram
+from tests.optimize.conftest import GOLD, FakeProgram, examples
 
 
 def one_line_error(capsys, argv, code=2):
@@ -77,3 +80,26 @@ def test_eval_then_compare_from_the_command_line(capsys, monkeypatch, settings, 
     assert main(["compare", run_id, other, "--data-dir", str(settings.data_dir)]) == 0
     out = capsys.readouterr().out
     assert "single_pass (2 shared questions" in out and (settings.data_dir / "runs" / other / "compare.md").exists()
+
+
+def test_eval_with_web_none_and_hidden_gold_runs_without_web_and_gold(capsys, monkeypatch, settings, gold_program):
+    seen = []
+
+    def fake_systems(settings, names, program_path):
+        seen.append(settings.resolved_web_backend)
+        return {"gated": gold_program}
+
+    monkeypatch.setattr(systems, "build_systems", fake_systems)
+    monkeypatch.setattr(splits, "load_split", lambda settings, split, limit: examples())
+    monkeypatch.setattr(program.lm_profiles, "build_lm", lambda settings, cache: FakeHandle(scripted_lm()))
+    argv = ["eval", "--split", "smoke", "--systems", "gated", "--web", "none", "--hide-gold", "--no-progress",
+            "--data-dir", str(settings.data_dir)]
+    assert main(argv) == 0
+    run_id = capsys.readouterr().err.split("run ")[1].split(":")[0]
+    folder = settings.data_dir / "runs" / run_id
+    assert seen == ["none"] and "-web_none-hide_gold-" in run_id
+    config = json.loads((folder / "config.json").read_text())
+    assert (config["web"], config["hide_gold"]) == ("none", True)
+    for record, example in zip(RecordLog(folder / "results.jsonl").read(), examples()):
+        assert not {p.title for p in record.result.evidence} & set(example.gold_titles)
+    assert "web none; each question's gold paragraphs hidden" in (folder / "report.md").read_text()

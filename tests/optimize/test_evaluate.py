@@ -39,3 +39,9 @@ def test_the_run_id_follows_the_arguments_that_change_results():
     assert CONFIG.run_id.startswith("eval-smoke-uncompiled-")
     assert CONFIG.run_id != CONFIG.model_copy(update={"limit": 5}).run_id
     assert CONFIG.model_copy(update={"program": "/x/compiled_v2.json"}).run_id.startswith("eval-smoke-compiled_v2-")
+
+
+def test_a_hidden_gold_or_web_off_run_has_its_own_id_that_says_so():
+    hidden = CONFIG.model_copy(update={"web": "none", "hide_gold": True}).run_id
+    assert hidden.startswith("eval-smoke-uncompiled-web_none-hide_gold-")
+    assert hidden != CONFIG.model_copy(update={"web": "none"}).run_id != CONFIG.run_id

@@ -18,5 +18,5 @@ def test_export_writes_instructions_demos_and_thresholds(tmp_path):
     assert {p.name for p in written} == {"decompose.md", "judge.md", "rewrite.md", "synthesize.md", "refine.md",
                                          "thresholds.json"}
     text = (tmp_path / "prompts" / "synthesize.md").read_text()
-    assert "Answer the question using only the numbered evidence" in text and "## Demos (1)" in text and "A [1]" in text
+    assert "Answer the question using only the numbered passages" in text and "## Demos (1)" in text and "A [1]" in text
     assert json.loads((tmp_path / "prompts" / "thresholds.json").read_text())["top_k"] == 4

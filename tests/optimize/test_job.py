@@ -18,11 +18,14 @@ DOCS = [passage("Kiss and Tell", "Kiss and Tell is a 1945 film starring Shirley 
         passage("Shirley Temple", "Shirley Temple was Chief of Protocol of the United States.")]
 # subtle: DummyLM answers the first key found in the prompt; the judge's and refiner's prompts
 # also mention "evidence", so the synthesizer's key comes last
-KEYED = {"next_action": {"sufficient": True, "confidence": 0.9, "missing": "", "next_action": "answer", "queries": [],
-                         "facts": [], "gaps": []},
-         "focus": {"answer": "Chief of Protocol [2]."}, "tried_queries": {"queries": ["Shirley Temple office"]},
+ANSWER = {"short_answer": "Chief of Protocol", "answer": "Chief of Protocol [2]."}
+# the first key found in a prompt picks the reply: the judge's, the refiner's, the rewriter's, the
+# planner's, then the synthesizer's (whose prompt only the last key matches)
+KEYED = {"sufficient": {**ANSWER, "sufficient": True, "confidence": 0.9, "next_action": "answer", "gaps": [],
+                        "search_queries": []},
+         "[[ ## draft ## ]]": ANSWER, "tried_queries": {"queries": ["Shirley Temple office"]},
          "sub_queries": {"sub_queries": ["Shirley Temple"], "query_type": "factual", "key_concepts": []},
-         "evidence": {"answer": "Chief of Protocol [2]."}}
+         "evidence": ANSWER}
 
 
 def examples(n, prefix):
@@ -46,7 +49,7 @@ def test_the_job_writes_a_compiled_program_and_a_rerun_redoes_nothing(tmp_path):
     folder, summary, guard = run_job(tmp_path, DummyLM(KEYED))
     assert [s.system for s in summary.systems] == ["baseline", "compiled"]
     state = json.loads((folder / PROGRAM).read_text())
-    assert state["synthesize"]["demos"], "a passing train run became a demo"
+    assert any(state[name]["demos"] for name in ("judge", "synthesize")), "a passing train run became a demo"
     assert state["thresholds"] == json.loads((folder / "thresholds.json").read_text())
     assert (folder / "pareto_front.png").stat().st_size > 0 and (folder / "eval" / "report.html").exists()
     assert JobState.read(folder).done == ["prompts", "thresholds", "done"]

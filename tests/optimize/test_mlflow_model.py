@@ -8,16 +8,15 @@ from dspy.utils import DummyLM
 from mlflow.pyfunc.scoring_server import infer_and_parse_data
 
 import program.factory
-import program.loop
+import program.served
 from optimize.mlflow_model import log_program_model
 from program.loop import GatedRAG
 from program.thresholds import Thresholds
 from tests.conftest import FakeSearch, passage
 
 DOCS = [passage("Kiss and Tell", "Kiss and Tell is a 1945 film.")]
-PLAN = {"sub_queries": [], "query_type": "factual", "key_concepts": []}
-SUFFICIENT = {"sufficient": True, "confidence": 0.9, "missing": "", "next_action": "answer", "queries": [], "facts": [],
-              "gaps": []}
+SUFFICIENT = {"short_answer": "1945", "answer": "A 1945 film [1].", "sufficient": True, "confidence": 0.9,
+              "next_action": "answer", "gaps": [], "search_queries": []}
 
 
 @pytest.fixture(autouse=True)
@@ -37,18 +36,18 @@ def test_logged_program_loads_with_its_prompts_and_thresholds(tmp_path, monkeypa
     client = mlflow.MlflowClient(uri)
     experiment = client.create_experiment("t", artifact_location=(tmp_path / "artifacts").as_uri())
     run_id = client.create_run(experiment).info.run_id
-    rag = GatedRAG(FakeSearch(DOCS), thresholds=Thresholds(top_k=6))
+    rag = GatedRAG(FakeSearch(DOCS), thresholds=Thresholds(top_k=6, decompose_mode="none"))
     rag.judge.signature = rag.judge.signature.with_instructions("Judge carefully.")
     model_uri = log_program_model(rag, uri, run_id)
     loaded = mlflow.dspy.load_model(model_uri)
-    assert isinstance(loaded, GatedRAG) and loaded.thresholds.top_k == 6
+    assert isinstance(loaded, GatedRAG) and loaded.thresholds.top_k == 6 and loaded.thresholds.decompose_mode == "none"
     assert loaded.judge.signature.instructions == "Judge carefully."
     served = mlflow.pyfunc.load_model(model_uri)  # as `mlflow models serve` parses a request
     request = infer_and_parse_data({"inputs": {"question": "Which film?"}}, served.metadata.get_input_schema())
     # the served model runs under the settings it was logged with (no LM), so it takes the
     # process's default LM, with the JSON adapter: here a scripted one
-    scripted = DummyLM([PLAN, {"answer": "A 1945 film [1]."}, SUFFICIENT], adapter=dspy.JSONAdapter())
-    monkeypatch.setattr(program.loop, "default_lm", lambda: scripted)
+    scripted = DummyLM([SUFFICIENT], adapter=dspy.JSONAdapter())
+    monkeypatch.setattr(program.served, "default_lm", lambda: scripted)
     assert served.predict(request)["answer"] == "A 1945 film [1]."
     stored = b"".join(p.read_bytes() for p in (tmp_path / "artifacts").rglob("*") if p.is_file())
     assert b"sk-secret-do-not-log" not in stored

@@ -4,7 +4,7 @@ from optimize.records import RecordLog
 from optimize.report import write_report
 from optimize.runner import run_examples
 from optimize.summary import RunSummary, summarize
-from tests.optimize.conftest import GOLD, FakeProgram, examples, score
+from tests.optimize.conftest import GOLD, HAND, FakeProgram, examples, score
 
 SYSTEMS = ("gated", "single_pass", "fixed_hops")
 
@@ -44,3 +44,22 @@ def test_worst_examples_show_their_trace_and_errors(tmp_path):
     markdown = (tmp_path / "report.md").read_text()
     assert "## Worst examples" in markdown and "fake retrieve" in markdown
     assert "the fake program broke" in markdown and "Web-holdout" in markdown and "By question type" in markdown
+
+
+def test_the_overall_table_leads_with_abstention_cost_and_web_use_and_rules_are_tallied(tmp_path):
+    summary = summarize(HAND, "eval-smoke-y", split="smoke", dataset="hotpotqa", program="uncompiled", profile="local",
+                        model="qwen", judge="lexical", web="none", hide_gold=True)
+    write_report(HAND, summary, tmp_path)
+    markdown = (tmp_path / "report.md").read_text()
+    overall = markdown.split("## Overall")[1].split("## Other metrics")[0]
+    for row in ("| abstention rate | 0.400", "| LM calls / question | 4.000", "| prompt tokens / question | 900.000",
+                "| web precision (holdout) | 0.67 (2/3) |", "| web recall (holdout) | 0.67 (2/3) |"):
+        assert row in overall
+    assert "| gate rule | gated |" in markdown and "| covered_with_cliff | 2 (0.40/q) |" in markdown
+    assert "web none; each question's gold paragraphs hidden from retrieval" in markdown
+    assert "| answer_coverage |" in markdown.split("## Other metrics")[1]
+
+
+def test_a_report_without_gate_rules_says_so(tmp_path):
+    make_report(tmp_path)
+    assert "No gate rule was recorded" in (tmp_path / "report.md").read_text()

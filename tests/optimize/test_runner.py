@@ -112,3 +112,23 @@ def test_workers_see_the_callers_dspy_settings(log):
     with dspy.context(lm=scripted_lm({"answer": "Richard Wallace"})):
         [record] = run(UsesLM(), log, ("q1",), threads=2)
     assert record.status == "ok" and record.answer == "Richard Wallace"
+
+
+def test_hide_gold_runs_each_example_on_a_copy_whose_searches_never_find_its_gold(log, gold_program):
+    hidden = run(gold_program, log, hide_gold=True)
+    for record, example in zip(hidden, examples()):
+        titles = {p.title for p in record.result.evidence}
+        assert titles and not titles & set(example.gold_titles), record.qid
+        assert record.scores.evidence_recall == 0.0
+    shown = run_examples(gold_program, examples(), "shown", log, score, progress=False)
+    assert all(r.scores.evidence_recall > 0 for r in shown)  # the program itself still sees everything
+    assert {p.title for p in shown[1].result.evidence if p.source == "web"} >= {"Beta"}  # the held-out one, on the web
+
+
+def test_without_gold_filters_the_index_and_the_offline_web_of_a_copy(gold_program):
+    copy = runner.without_gold(gold_program, ["Santa Monica", "Shirley Temple"])
+    assert copy is not gold_program and copy.web is not gold_program.web
+    question = GOLD["q3"][0]
+    assert {p.title for p in copy.search(question, 5)}.isdisjoint({"Santa Monica", "Shirley Temple"})
+    assert "Santa Monica" not in {r.title for r in copy.web.search(question, 5)}
+    assert "Santa Monica" in {r.title for r in gold_program.web.search(question, 5)}

@@ -5,7 +5,7 @@ import pytest
 from optimize.records import RecordLog
 from optimize.runner import run_examples
 from optimize.summary import MAIN, summarize
-from tests.optimize.conftest import GOLD, FakeProgram, examples, score
+from tests.optimize.conftest import GOLD, HAND, FakeProgram, examples, score
 
 
 @pytest.fixture
@@ -39,3 +39,20 @@ def test_slices_by_holdout_and_type_and_the_worst_first(records):
     assert gated.by_holdout["web holdout"]["exact_match"].n == 2
     assert set(gated.by_type) == {"bridge", "comparison", "factual"} and set(gated.by_type["bridge"]) == set(MAIN)
     assert single.worst[0] in {"q1", "q2"} and set(single.worst) == {"q1", "q2", "q3"}
+
+
+def test_abstention_web_use_cost_and_gate_rules_are_counted():
+    [gated] = summarize(HAND, "r", split="", dataset="", program="", profile="", model="", judge="").systems
+    assert gated.metrics["abstained"].mean == pytest.approx(2 / 5)
+    # searched the web: a, c, d; of those with a held-out paragraph: a, d -> precision 2/3
+    assert (gated.web_precision.hits, gated.web_precision.n) == (2, 3) and str(gated.web_precision) == "0.67 (2/3)"
+    # held-out paragraph: a, b, d; of those that searched the web: a, d -> recall 2/3
+    assert (gated.web_recall.hits, gated.web_recall.n) == (2, 3)
+    assert gated.metrics["lm_calls"].mean == 4 and gated.metrics["prompt_tokens"].mean == 900
+    assert gated.rules == {"covered_with_cliff": 2, "out_of_time": 1}  # the empty rule is skipped
+
+
+def test_web_use_has_no_rate_without_questions_to_count():
+    [gated] = summarize(HAND[-1:], "r", split="", dataset="", program="", profile="", model="", judge="").systems
+    assert gated.web_precision.rate is None and gated.web_recall.rate is None and str(gated.web_recall) == "–"
+    assert gated.rules == {}

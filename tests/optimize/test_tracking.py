@@ -7,7 +7,7 @@ from optimize.records import RecordLog
 from optimize.runner import run_examples
 from optimize.summary import summarize
 from optimize.tracking import RUN_ID_FILE, tracked_run, tracking_uri
-from tests.optimize.conftest import FakeProgram, examples, score
+from tests.optimize.conftest import HAND, FakeProgram, examples, score
 
 PARAMS = {"split": "smoke", "systems": "gated", "note": "key sk-test-SECRET-1234"}
 
@@ -53,3 +53,14 @@ def test_artifacts_of_the_local_store_stay_in_the_data_dir(settings, tmp_path):
     with tracked_run(settings, tmp_path, PARAMS):
         pass
     assert run_of(settings, tmp_path)[1].info.artifact_uri.startswith((settings.data_dir / "mlartifacts").resolve().as_uri())
+
+
+def test_abstention_web_use_and_gate_rules_are_logged_per_system(settings, tmp_path):
+    summary = summarize(HAND, "r", split="smoke", dataset="hotpotqa", program="uncompiled", profile="local", model="m",
+                        judge="lexical")
+    with tracked_run(settings, tmp_path, PARAMS) as tracking:
+        tracking.log_summary(summary)
+    metrics = run_of(settings, tmp_path)[1].data.metrics
+    assert metrics["gated.abstained"] == pytest.approx(0.4) and metrics["gated.lm_calls"] == 4
+    assert metrics["gated.web_precision"] == pytest.approx(2 / 3) and metrics["gated.web_recall"] == pytest.approx(2 / 3)
+    assert metrics["gated.rule_covered_with_cliff"] == 2 and metrics["gated.rule_out_of_time"] == 1
