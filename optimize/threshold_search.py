@@ -52,7 +52,8 @@ def space(trial: optuna.Trial, kind: str) -> dict:
                   "top_k": trial.suggest_int("top_k", 2, 6), "score_floor": trial.suggest_float("score_floor", 0.1, 0.4, step=0.05),
                   "abstain_similarity": trial.suggest_float("abstain_similarity", 0.3, 0.6, step=0.05),
                   "max_judge_calls": trial.suggest_int("max_judge_calls", 0, 2),
-                  "max_doc_queries": trial.suggest_int("max_doc_queries", 0, 3)}
+                  "max_doc_queries": trial.suggest_int("max_doc_queries", 0, 3),
+                  "relevance_weight": trial.suggest_float("relevance_weight", 0.5, 1.0, step=0.1)}
     return knobs
 
 
@@ -136,5 +137,6 @@ def _point(trial: optuna.trial.FrozenTrial) -> Point:
 
 def _names(kind: str) -> list[str]:
     quick = ["cliff_to_answer", "coverage_similarity", "answer_confidence", "max_web_searches"]
-    full = ["decompose_mode", "top_k", "score_floor", "abstain_similarity", "max_judge_calls", "max_doc_queries"]
+    full = ["decompose_mode", "top_k", "score_floor", "abstain_similarity", "max_judge_calls", "max_doc_queries",
+            "relevance_weight"]
     return quick + (full if kind == "full" else [])

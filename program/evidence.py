@@ -1,5 +1,5 @@
 """The evidence pool: merges and deduplicates passages, numbers them, and renders the few
-hundred tokens of the best sentences that the LM is shown.
+hundred tokens of the best sentences that the LM is shown, in MMR order across sub-queries.
 
 Numbers are stable for a question: passage [3] stays [3] after later retrievals, so citations
 in a draft stay valid when the draft is refined. This module does not retrieve anything.
@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+
+import numpy as np
 
 from program.passage import Passage
 
@@ -80,11 +82,11 @@ class EvidencePool:
         return len(self.passages) - before
 
     def render(self, focus: str, max_tokens: int, passage_tokens: int, cited: set[int] = frozenset(),
-               earlier: int | None = None) -> list[Shown]:
+               earlier: int | None = None, relevance_weight: float = 1.0) -> list[Shown]:
         """Pick what the LM sees: passages new since the last render first, then the ones the
-        draft cites, then the rest by retrieval score (at most `earlier` of them, when given);
-        each trimmed to its best sentences."""
-        order = self._priority(cited, earlier)
+        draft cites, then the rest (at most `earlier` of them, when given), each group in MMR
+        order (`mmr_order`); each passage trimmed to its best sentences."""
+        order = self._priority(cited, earlier, relevance_weight)
         self._fresh = []
         focus_terms = terms(focus)
         shown, used = [], 0
@@ -97,16 +99,46 @@ class EvidencePool:
             used += cost
         return shown
 
-    def _priority(self, cited: set[int], earlier: int | None) -> list[int]:
+    def _priority(self, cited: set[int], earlier: int | None, relevance_weight: float) -> list[int]:
         def best_first(indices):
-            # subtle: fused (RRF) scores are rank-based, so sorting them interleaves the
-            # top hits of every query instead of letting the first query fill the budget.
-            return sorted(indices, key=lambda i: -self.passages[i].score)
+            return mmr_order(self.passages, list(indices), relevance_weight)
 
         cited_ids = [n - 1 for n in sorted(cited) if 0 < n <= len(self.passages)]
         first = list(dict.fromkeys(best_first(self._fresh) + cited_ids))
         rest = [i for i in best_first(range(len(self.passages))) if i not in first]
         return first + rest[:earlier]
+
+
+def mmr_order(passages: list[Passage], indices: list[int], relevance_weight: float) -> list[int]:
+    """Maximal marginal relevance: each next passage maximises
+    `w * relevance - (1 - w) * its highest cosine to a passage already picked`, so a near-copy
+    of a picked passage waits behind a passage that adds something. Relevance is the fused
+    score over the best one. subtle: fused (RRF) scores are rank-based, so they interleave the
+    top hits of every sub-query instead of letting the first query fill the budget. `w` = 1
+    (or no vectors) is plain score order."""
+    ranked = sorted(indices, key=lambda i: -passages[i].score)
+    if relevance_weight >= 1.0 or len(ranked) < 3:
+        return ranked
+    top = max(passages[ranked[0]].score, 1e-9)
+    relevance = {i: passages[i].score / top for i in ranked}
+    picked: list[int] = []
+    left = ranked
+    while left:
+        best = max(left, key=lambda i: relevance_weight * relevance[i]
+                   - (1 - relevance_weight) * _max_cosine(passages[i], [passages[j] for j in picked]))
+        picked.append(best)
+        left = [i for i in left if i != best]
+    return picked
+
+
+def _max_cosine(p: Passage, picked: list[Passage]) -> float:
+    if p.vector is None:
+        return 0.0
+    others = [q.vector for q in picked if q.vector is not None]
+    if not others:
+        return 0.0
+    v, m = np.asarray(p.vector), np.asarray(others)
+    return float(np.max(m @ v / np.maximum(np.linalg.norm(m, axis=1) * np.linalg.norm(v), 1e-9)))
 
 
 def format_evidence(shown: list[Shown]) -> str:

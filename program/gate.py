@@ -50,7 +50,9 @@ class Progress:
     draft_current: bool = False  # the draft was written over the evidence as it is now
     draft_unknown: bool = False  # the draft's short answer says the evidence lacks it
     verdict: Verdict | None = None  # the judge's verdict over the current evidence, if any
+    question: str = ""
     expansions: int = 0  # retrieval rounds after the first
+    doc_rounds: int = 0  # of those, rounds on the collection
     last_found_nothing: bool = False  # the last expansion added no new passage
     tried_docs: frozenset[str] = frozenset()  # queries already run on the collection
     searched_web: frozenset[str] = frozenset()  # queries already sent to the web
@@ -95,9 +97,11 @@ def decide(s: Signals, p: Progress, b: Budget, t: Thresholds) -> Decision:
 
 def _expand(s: Signals, p: Progress, b: Budget, t: Thresholds) -> Decision | None:
     """An expansion for a clear gap, or for the gap the judge named; None when there is none worth a round."""
+    gap = s.uncovered or s.missing_entities
+    if not gap and s.term_coverage < t.term_coverage and (hop := _second_hop(s, p, b)) is not None:
+        return hop  # before diminishing returns: a doc hop that found nothing is what sends it to the web
     if p.expansions and (p.last_found_nothing or s.gain < t.min_gain):
         return None  # diminishing returns: the last round added almost nothing
-    gap = s.uncovered or s.missing_entities
     if gap and s.strong_neighbours:
         return Decision("expand_locality", "strong_hit_neighbours", f"{s.strong_neighbours} strong hit(s) have "
                         "unread neighbouring chunks; reading them before any rewrite")
@@ -115,6 +119,26 @@ def _expand(s: Signals, p: Progress, b: Budget, t: Thresholds) -> Decision | Non
                         "re-querying the collection", queries=docs)  # no queries: the loop rewrites them
     if b.web_searches > 0 and web:
         return Decision("search_web", "docs_spent_to_web", "no doc queries left for the judge's gaps", queries=web)
+    return None
+
+
+def _second_hop(s: Signals, p: Progress, b: Budget) -> Decision | None:
+    """A bridge question whose second page is missing: the evidence never uses some of the
+    question's terms, and no passage is about the name it goes through. First the collection,
+    for a page on that name (milliseconds, no LM); if it has a page on none of them, the web, once."""
+    if not s.unmet_bridges:
+        return None
+    missing = _names(s.missing_terms)
+    hop = tuple(q for q in s.unmet_bridges if q not in p.tried_docs)
+    if p.doc_rounds == 0 and b.doc_queries > 0 and hop:
+        return Decision("query_docs", "term_gap_to_docs", f"the evidence never uses {missing}: a second hop "
+                        f"through {_names(hop)}", queries=hop)
+    met_any = len(s.unmet_bridges) < len(s.bridges)
+    web = tuple(q for q in (p.question, f"{s.unmet_bridges[0]} {' '.join(s.missing_terms)}")
+                if q not in p.searched_web)
+    if p.doc_rounds and not met_any and not p.searched_web and b.web_searches > 0 and web:
+        return Decision("search_web", "term_gap_to_web", f"the collection has no page on {_names(s.unmet_bridges)} "
+                        f"and never uses {missing}", queries=web)
     return None
 
 

@@ -55,6 +55,7 @@ class GatedRAG(dspy.Module):
         """`hints`: see `program.hints.Hints`. `time_limit_s` bounds the whole call, an LM call in
         flight included: past it the loop returns its best draft, ended "budget_exhausted"."""
         hints = hints or Hints()
+        question = question.strip()  # subtle: the signals key each ranking by its query, stripped
         run = RunState(question=question, thresholds=hints.apply(self.thresholds), time_limit_s=time_limit_s,
                        constraints=hints.constraints)
         try:
@@ -69,6 +70,8 @@ class GatedRAG(dspy.Module):
                 run.ended = decision.ended
                 with run.step(decision.action, decision.reason) as step:
                     step.rule, step.signals = decision.rule, signals.as_trace()
+                    if decision.ended == "budget_exhausted" and decision.action in ("answer", "abstain"):
+                        run.warn(f"ended before the evidence sufficed: {decision.reason}")
                     if decision.action == "answer":
                         break
                     if decision.action == "abstain":
@@ -193,7 +196,7 @@ class GatedRAG(dspy.Module):
         t = run.thresholds
         # the key concepts and gaps pick which sentences of each passage survive the trim
         focus = " ".join([run.question, *run.sub_queries, *run.key_concepts, *run.memory.gaps])
-        run.shown = run.pool.render(focus, t.evidence_tokens, t.passage_tokens, cited, earlier)
+        run.shown = run.pool.render(focus, t.evidence_tokens, t.passage_tokens, cited, earlier, t.relevance_weight)
         return format_evidence(run.shown) or "(no evidence found)"
 
     def _predict(self, run: RunState, predictor: dspy.Predict, fallback: dict, **inputs) -> dspy.Prediction:
@@ -211,7 +214,10 @@ class GatedRAG(dspy.Module):
         return dspy.Prediction(**fallback)
 
     def _measure(self, run: RunState):
-        signals = measure(run.ranked, run.question, run.key_concepts, run.pool.passages, run.thresholds,
+        # subtle: coverage is of the plan's queries; a hop's own queries are means, and their
+        # (low) similarity would read as a new gap and send every hop on to the web
+        planned = {q: run.ranked[q] for q in run.sub_queries if q in run.ranked}
+        signals = measure(planned, run.question, run.key_concepts, run.pool.passages, run.thresholds,
                           strong_neighbours=len(run.strong_with_neighbours()), searched_web=run.searched_web,
                           before=run.signals_before())
         run.remember(signals)

@@ -99,9 +99,10 @@ class RunState:
 
     def progress(self) -> Progress:
         current = self._verdict if self._verdict_version == self._evidence_version else None
-        return Progress(has_draft=bool(self.draft), draft_current=self._draft_version == self._evidence_version,
+        return Progress(question=self.question, has_draft=bool(self.draft), draft_current=self._draft_version == self._evidence_version,
                         draft_unknown=says_unknown(self.short_answer), verdict=current,
                         expansions=self.resources.doc_queries + self.resources.web_searches,
+                        doc_rounds=self.resources.doc_queries,
                         last_found_nothing=self._last_expansion_found_nothing(),
                         tried_docs=frozenset(self.memory.tried) - self.searched_web,
                         searched_web=frozenset(self.searched_web))

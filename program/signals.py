@@ -2,7 +2,9 @@
 
 - score cliff: the largest relative gap in a ranked list, a stop signal and the adaptive cut;
 - plateau: a flat top-k with a mediocre best score (no passage stands out);
-- coverage: each sub-query's best dense similarity, and which named entities the evidence mentions;
+- coverage: each sub-query's best dense similarity, which named entities the evidence mentions,
+  and which of the question's own terms it never uses (a bridge question's second hop: "where is
+  the company X worked for *headquartered*?" when only X's page was found);
 - redundancy: the share of pool passages that are near-duplicates of another;
 - saturation: how full the evidence budget is;
 - gain: the coverage the last round added (diminishing returns).
@@ -16,14 +18,21 @@ import re
 from dataclasses import asdict, dataclass, replace
 
 import numpy as np
+from py_rust_stemmers import SnowballStemmer
 
-from program.evidence import approx_tokens
+from program.decomposition import named_entities
+from program.evidence import approx_tokens, split_sentences, terms
 from program.passage import Passage
 from program.thresholds import Thresholds
 
 _WORD = re.compile(r"[a-z0-9]+")
 # subtle: the second passage after a cliff is often a two-hop question's bridge, so a cut keeps it
 MIN_KEPT = 2
+# question words that say how to ask, not what to find: no passage needs to use them
+_ASKING = frozenset("any both but besides during many much same someone something other also older younger "
+                    "higher lower more less most least first last whose well just only".split())
+# the English Snowball stemmer (the one fastembed's BM25 uses): "located"/"location", "seated"/"seats"
+_STEM = SnowballStemmer("english").stem_word
 
 
 @dataclass(frozen=True)
@@ -36,17 +45,21 @@ class Signals:
     redundancy: float
     saturation: float
     gain: float  # coverage added by the last round; 1.0 after the first retrieval
+    term_coverage: float = 1.0  # share of the question's own terms the evidence uses
     uncovered: tuple[str, ...] = ()  # sub-queries under coverage_similarity
     missing_entities: tuple[str, ...] = ()
+    missing_terms: tuple[str, ...] = ()  # the question's terms no passage uses
+    bridges: tuple[str, ...] = ()  # names a bridge question goes through (see `bridge_entities`)
+    unmet_bridges: tuple[str, ...] = ()  # of those, the ones no passage is about
     strong_neighbours: int = 0  # strong hits whose neighbouring chunks are not in the pool yet
 
     @property
     def coverage(self) -> float:
         """One number for "how much of the question the evidence reaches", for the gain."""
-        return (min(max(self.min_coverage, 0.0), 1.0) + self.entity_coverage) / 2
+        return (min(max(self.min_coverage, 0.0), 1.0) + self.entity_coverage + self.term_coverage) / 3
 
     def covered(self, t: Thresholds) -> bool:
-        return not self.uncovered and self.entity_coverage >= t.entity_coverage
+        return not self.uncovered and self.entity_coverage >= t.entity_coverage and self.term_coverage >= t.term_coverage
 
     def as_trace(self) -> dict[str, float]:
         """The numeric signals, rounded, for a trace step."""
@@ -86,6 +99,37 @@ def mentions(entity: str, text: str) -> bool:
     return bool(words) and (entity.lower() in text.lower() or all(w in found for w in words))
 
 
+def question_terms(question: str, entities: list[str]) -> list[str]:
+    """The question's content terms outside its named entities: what a passage must say about them."""
+    named = {w for e in entities for w in terms(e)}
+    return sorted(w for w in terms(question) - named if len(w) > 2 and not w.isdigit() and w not in _ASKING)
+
+
+def unused_terms(wanted: list[str], text: str) -> tuple[str, ...]:
+    """The wanted terms the text never uses, compared by stem."""
+    stems = {_STEM(w) for w in terms(text)}
+    return tuple(w for w in wanted if _STEM(w) not in stems)
+
+
+def bridge_entities(question: str, entities: list[str], pool: list[Passage], limit: int = 2) -> tuple[str, ...]:
+    """The names a bridge question goes through: those in the sentence, of a passage about one of
+    the question's names, that shares most terms with the question ("He worked as a software
+    engineer in Tata Consultancy Services"), other than the question's names and the passage's
+    own subject. Empty when no such sentence names anything."""
+    wanted = set(question_terms(question, entities))
+    about = [p for p in pool if any(mentions(e, f"{p.title} {p.text}") for e in entities)]
+    scored = [(len(terms(s) & wanted), s, p.title) for p in about for s in split_sentences(p.text)]
+    hits, sentence, subject = max(scored, key=lambda x: x[0], default=(0, "", ""))
+    known = [*entities, subject]
+    return tuple(e for e in named_entities(sentence) if hits and not any(mentions(e, k) or mentions(k, e)
+                                                                          for k in known))[:limit]
+
+
+def has_page(name: str, pool: list[Passage]) -> bool:
+    """Some passage is about the name: its title names it, or the name holds the title."""
+    return any(mentions(name, p.title) or mentions(p.title, name) for p in pool)
+
+
 def redundancy(vectors: list[list[float]], cosine: float) -> float:
     """Share of the vectors with a near-duplicate (cosine at or above `cosine`) earlier in the list."""
     if len(vectors) < 2:
@@ -108,11 +152,16 @@ def measure(ranked: dict[str, list[float]], question: str, entities: list[str], 
     best_by_query = {q: max(s, default=-1.0) for q, s in ranked.items()}
     text = " ".join(f"{p.title} {p.text}" for p in pool)
     missing = tuple(e for e in entities if not mentions(e, text))
+    wanted = question_terms(question, entities)
+    unused = unused_terms(wanted, text)
+    bridges = bridge_entities(question, entities, pool)
     tokens = sum(approx_tokens(p.text) for p in pool)
     signals = Signals(
         best=max(own, default=-1.0), cliff=score_cliff(own[: t.candidates_k])[0], plateau=is_plateau(own, t),
         min_coverage=min(best_by_query.values(), default=-1.0),
         entity_coverage=1.0 - len(missing) / len(entities) if entities else 1.0,
+        term_coverage=1.0 - len(unused) / len(wanted) if wanted else 1.0, missing_terms=unused,
+        bridges=bridges, unmet_bridges=tuple(b for b in bridges if not has_page(b, pool)),
         redundancy=redundancy([p.vector for p in pool if p.vector], t.redundancy_cosine),
         saturation=tokens / t.evidence_tokens, gain=1.0,
         uncovered=tuple(q for q, best in best_by_query.items() if best < t.coverage_similarity

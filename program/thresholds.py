@@ -28,7 +28,9 @@ class Thresholds(BaseModel):
                                        "less similar than this is not covered by the collection")
     entity_coverage: float = Field(1.0, ge=0.0, le=1.0, description="share of the question's named entities the "
                                    "evidence must mention to count as covered")
-    cliff_to_answer: float = Field(0.15, ge=0.0, le=1.0, description="relative score gap after the best hits at or "
+    term_coverage: float = Field(1.0, ge=0.0, le=1.0, description="share of the question's own terms (outside its "
+                                 "names) the evidence must use to count as covered; below it, a second hop")
+    cliff_to_answer: float = Field(0.1, ge=0.0, le=1.0, description="relative score gap after the best hits at or "
                                    "above which a covered question is answered with no judge call")
     plateau_spread: float = Field(0.03, ge=0.0, le=1.0, description="top-k similarities within this spread are a plateau")
     plateau_best: float = Field(0.6, ge=-1.0, le=1.0, description="a plateau whose best similarity is under this is "
@@ -53,5 +55,7 @@ class Thresholds(BaseModel):
     max_web_searches: int = Field(1, ge=0, le=10)
     web_results: int = Field(3, ge=1, le=10)
     # evidence shown to the LM
-    evidence_tokens: int = Field(600, ge=50, le=8000, description="token budget for the evidence shown to the LM")
+    evidence_tokens: int = Field(500, ge=50, le=8000, description="token budget for the evidence shown to the LM")
+    relevance_weight: float = Field(0.7, ge=0.0, le=1.0, description="MMR weight of relevance against novelty when "
+                                    "ordering the evidence across sub-queries; 1.0 orders by fused score alone")
     passage_tokens: int = Field(100, ge=20, le=2000, description="token cap for one passage after trimming to its best sentences")

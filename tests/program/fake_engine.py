@@ -15,7 +15,8 @@ from tests.conftest import FakeSearch, passage
 
 DOCS = [
     passage("Kiss and Tell", "Kiss and Tell is a 1945 film starring Shirley Temple as Corliss Archer.", similarity=0.7),
-    passage("Shirley Temple", "Shirley Temple later served as Chief of Protocol of the United States.", similarity=0.7),
+    passage("Shirley Temple", "Shirley Temple would later hold the office of Chief of Protocol of the United States.",
+            similarity=0.7),
 ]
 QUESTION = "Which office did the star of Kiss and Tell hold later?"
 PLAN = {"sub_queries": ["Kiss and Tell film star"], "query_type": "factual", "key_concepts": ["Kiss and Tell", "Shirley Temple"]}

@@ -1,6 +1,7 @@
 """The evidence pool: dedup, stable numbering, the token budget and sentence trimming."""
 
-from program.evidence import EvidencePool, approx_tokens, format_evidence, split_sentences, terms, trim_to_sentences
+from program.evidence import (EvidencePool, approx_tokens, format_evidence, mmr_order, split_sentences, terms,
+                              trim_to_sentences)
 from tests.conftest import passage
 
 LONG = ("Shirley Temple was an American actress.  She starred in many films as a child.  "
@@ -57,3 +58,11 @@ def test_after_a_web_search_only_the_best_few_earlier_passages_follow_the_new_on
     pool.add([passage("Web", "the web result", source="web", score=0.9)])
     shown = pool.render("passage", 10_000, 100, cited={4}, earlier=2)
     assert [s.passage.title for s in shown] == ["Web", "P3", "P0", "P1"]
+
+
+def test_mmr_puts_a_near_copy_behind_a_passage_that_adds_something():
+    a = passage("A", "alpha", score=1.0).model_copy(update={"vector": [1.0, 0.0, 0.0]})
+    copy_of_a = passage("A2", "alpha again", score=0.9).model_copy(update={"vector": [0.99, 0.1, 0.0]})
+    b = passage("B", "beta", score=0.8).model_copy(update={"vector": [0.0, 1.0, 0.0]})
+    assert mmr_order([a, copy_of_a, b], [0, 1, 2], relevance_weight=0.7) == [0, 2, 1]
+    assert mmr_order([a, copy_of_a, b], [0, 1, 2], relevance_weight=1.0) == [0, 1, 2]

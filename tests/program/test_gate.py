@@ -1,5 +1,7 @@
 """The gate's policy on hand-built signals: every rule fires where it should, and only there."""
 
+from dataclasses import replace
+
 import pytest
 
 from program.gate import Budget, Progress, Verdict, budget_left, decide, spend, web_queries
@@ -143,3 +145,31 @@ def test_a_saturated_pool_still_closes_a_clear_gap_but_not_a_judged_one():
     assert decide(signals(saturation=1.5, uncovered=("a b",)), Progress(), FULL, T).rule == "gap_to_web"
     p = Progress(has_draft=True, draft_current=True, verdict=Verdict(False, 0.2, "query_docs", search_queries=("x",)))
     assert decide(signals(saturation=1.5, cliff=0.0), p, FULL, T).rule == "gaps_left"
+
+
+def test_a_term_gap_hops_through_the_docs_first_then_the_web_once():
+    gap = signals(term_coverage=0.5, missing_terms=("headquartered",), bridges=("TCS",), unmet_bridges=("TCS",))
+    first = decide(gap, Progress(question="Q?"), FULL, T)
+    assert (first.action, first.rule, first.queries) == ("query_docs", "term_gap_to_docs", ("TCS",))
+    hopped = Progress(question="Q?", expansions=1, doc_rounds=1, tried_docs=frozenset({"TCS"}))
+    then = decide(replace(gap, gain=0.0), hopped, FULL, T)
+    assert (then.action, then.rule, then.queries) == ("search_web", "term_gap_to_web", ("Q?", "TCS headquartered"))
+    searched = replace(hopped, expansions=2, searched_web=frozenset({"Q?", "TCS headquartered"}))
+    assert decide(replace(gap, gain=0.0), searched, FULL, T).action == "judge"
+
+
+def test_a_bridge_the_collection_has_a_page_on_never_goes_to_the_web():
+    gap = signals(term_coverage=0.5, missing_terms=("x",), bridges=("A", "B"), unmet_bridges=("B",), gain=0.0)
+    hopped = Progress(question="Q?", expansions=1, doc_rounds=1, tried_docs=frozenset({"A", "B"}))
+    assert decide(gap, hopped, FULL, T).rule == "ambiguous"
+
+
+def test_a_term_gap_with_no_bridge_or_no_web_asks_the_judge():
+    assert decide(signals(term_coverage=0.5, missing_terms=("x",)), Progress(), FULL, T).rule == "ambiguous"
+    gap = signals(term_coverage=0.5, missing_terms=("x",), bridges=("b",), unmet_bridges=("b",), gain=0.0)
+    hopped = Progress(question="Q?", expansions=1, doc_rounds=1, tried_docs=frozenset({"b"}))
+    assert decide(gap, hopped, NO_WEB, T).rule == "ambiguous"
+
+
+def test_covered_needs_the_questions_terms_too():
+    assert decide(signals(term_coverage=0.8, missing_terms=("x",)), Progress(), Budget(0, 0, 0, 0), T).rule == "best_effort"

@@ -14,7 +14,8 @@ from program.thresholds import Thresholds
 from tests.conftest import FakeSearch, FakeWeb, passage, scripted_lm
 
 QUESTION = "Which office did the star of the film Kiss and Tell hold later?"
-CLIFF = [passage("Kiss and Tell", "Kiss and Tell is a 1945 film starring Shirley Temple as Corliss Archer.", similarity=0.8),
+CLIFF = [passage("Kiss and Tell", "Kiss and Tell is a 1945 film starring Shirley Temple as Corliss Archer. "
+                 "She would later hold an office.", similarity=0.8),
          passage("Meet Corliss Archer", "Meet Corliss Archer was a radio program in the film era.", similarity=0.3)]
 FLAT = [p.model_copy(update={"similarity": 0.6}) for p in CLIFF]
 WEB = [passage("Shirley Temple", "Shirley Temple served as Chief of Protocol of the United States.", source="web")]
@@ -227,3 +228,31 @@ def test_loading_bad_thresholds_fails_and_leaves_the_program_unchanged():
     with pytest.raises(ValueError):
         rag.load_state(rag.dump_state() | {"thresholds": {"top_k": -3}})
     assert rag.thresholds == Thresholds()
+
+
+def test_a_term_the_evidence_never_uses_hops_through_the_docs_then_the_web():
+    question = "Where is the company that Sachin Warrier worked for as a software engineer headquartered?"
+    warrier = passage("Sachin Warrier", "Sachin Warrier is a singer. He was working as a software engineer in "
+                      "Tata Consultancy Services in Kochi.", similarity=0.8)
+    search = FakeSearch([warrier, passage("Kerala", "Kerala is a state of India.", similarity=0.3)])
+    tcs = passage("Tata Consultancy Services", "Tata Consultancy Services is a company headquartered in Mumbai.",
+                  source="web", similarity=None)
+    web = FakeWeb([tcs])
+    result = run(scripted_lm(draft("Mumbai", "It is headquartered in Mumbai [3].")), search=search, web=web,
+                 question=question)
+    assert rules(result)[:2] == ["term_gap_to_docs", "term_gap_to_web"]
+    assert search.queries[-2:] == ["Tata Consultancy Services", "Kochi"] and web.queries[0] == question
+    assert result.short_answer == "Mumbai" and result.citations[0].source == "web"
+    assert result.trace.resources.lm.calls == 1
+
+
+def test_a_second_hop_that_finds_the_bridges_page_stays_in_the_collection():
+    question = "Where is the company that Sachin Warrier worked for as a software engineer headquartered?"
+    warrier = passage("Sachin Warrier", "Sachin Warrier is a singer. He was working as a software engineer in "
+                      "Tata Consultancy Services.", similarity=0.8)
+    tcs = passage("Tata Consultancy Services", "Tata Consultancy Services: headquarters in Mumbai.")
+    web = FakeWeb(WEB)
+    result = run(scripted_lm(verdict(True, 0.9, short="Mumbai", answer="Mumbai [2].")), search=FakeSearch([warrier, tcs]),
+                 web=web, question=question)
+    assert rules(result)[0] == "term_gap_to_docs" and not web.queries
+    assert {p.title for p in result.evidence} >= {"Sachin Warrier", "Tata Consultancy Services"}

@@ -2,7 +2,8 @@
 
 import pytest
 
-from program.signals import adaptive_cut, is_plateau, measure, mentions, redundancy, score_cliff
+from program.signals import (adaptive_cut, bridge_entities, has_page, is_plateau, measure, mentions, question_terms,
+                             redundancy, score_cliff, unused_terms)
 from program.thresholds import Thresholds
 from tests.conftest import passage
 
@@ -73,7 +74,7 @@ def test_a_query_searched_on_the_web_is_no_longer_uncovered():
 def test_gain_is_the_coverage_the_round_added():
     before = measure({"Q?": [0.7]}, "Q?", ["Ed Wood"], [], T)
     after = measure({"Q?": [0.7]}, "Q?", ["Ed Wood"], [passage("Ed Wood", "Ed Wood was American.")], T, before=before)
-    assert after.gain == pytest.approx(0.5)
+    assert after.gain == pytest.approx(1 / 3)  # entity coverage 0 -> 1, one of three coverage parts
 
 
 def test_saturation_is_pool_tokens_over_the_budget():
@@ -86,3 +87,35 @@ def test_signals_go_into_a_trace_as_numbers():
     s = measure({"Q?": [0.7, 0.2]}, "Q?", [], [], T)
     trace = s.as_trace()
     assert trace["cliff"] == pytest.approx(0.714, abs=1e-3) and "uncovered" not in trace
+
+
+SACHIN = "Where is the company that Sachin Warrier worked for as a software engineer headquartered?"
+WARRIER = passage("Sachin Warrier", "Sachin Warrier is a playback singer. He was working as a software engineer "
+                  "in Tata Consultancy Services in Kochi.")
+
+
+def test_question_terms_leave_out_names_and_asking_words():
+    assert question_terms(SACHIN, ["Sachin Warrier"]) == ["company", "engineer", "headquartered", "software", "worked"]
+    assert question_terms("Who is older, Annie Morton or Terry Richardson?", ["Annie Morton", "Terry Richardson"]) == []
+
+
+def test_unused_terms_compare_by_stem():
+    assert unused_terms(["worked", "seated", "headquartered"], "He was working there; 3,677 seats.") == ("headquartered",)
+
+
+def test_the_bridge_is_the_name_in_the_sentence_that_matches_the_question():
+    other = passage("Sachin Bansal", "Sachin Bansal is an Indian Software engineer and Internet entrepreneur.")
+    assert bridge_entities(SACHIN, ["Sachin Warrier"], [other, WARRIER]) == ("Tata Consultancy Services", "Kochi")
+    bare = passage("Sachin Warrier", "Sachin Warrier is a playback singer.")
+    assert bridge_entities(SACHIN, ["Sachin Warrier"], [bare]) == ()
+
+
+def test_a_page_is_a_passage_whose_title_names_it():
+    pool = [WARRIER, passage("Tata Consultancy Services", "TCS is a company.")]
+    assert has_page("Tata Consultancy Services", pool) and not has_page("Kochi", pool)
+
+
+def test_measure_reports_the_term_gap_and_the_bridges_with_no_page():
+    s = measure({SACHIN: [0.8]}, SACHIN, ["Sachin Warrier"], [WARRIER], T)
+    assert s.missing_terms == ("company", "headquartered") and s.term_coverage == pytest.approx(0.6)
+    assert s.unmet_bridges == ("Tata Consultancy Services", "Kochi") and not s.covered(T)
