@@ -77,7 +77,7 @@ def decide(s: Signals, p: Progress, b: Budget, t: Thresholds) -> Decision:
     if verdict is not None and verdict.sufficient and verdict.confidence >= t.answer_confidence:
         return _finish("judge_sufficient", f"the judge finds the evidence sufficient (confidence {verdict.confidence:.2f})", p)
     if verdict is None and s.covered(t) and s.cliff >= t.cliff_to_answer and not s.plateau:
-        return _finish("covered_with_cliff", f"every sub-query and entity covered, score cliff {s.cliff:.2f}", p)
+        return _finish("covered_with_cliff", f"every sub-query, entity and question term covered, score cliff {s.cliff:.2f}", p)
     if b.iterations > 0 and (expand := _expand(s, p, b, t)) is not None:
         return expand
     gap = s.missing_entities or s.uncovered
@@ -88,7 +88,7 @@ def decide(s: Signals, p: Progress, b: Budget, t: Thresholds) -> Decision:
                         f"the gap, and {best}", ended="abstained")
     if verdict is None and b.judge_calls > 0 and b.iterations > 0:
         return Decision("judge", "ambiguous", f"signals are inconclusive (cliff {s.cliff:.2f}, best {s.best:.2f}, "
-                        f"entities {s.entity_coverage:.0%}): the LM judges and drafts")
+                        f"entities {s.entity_coverage:.0%}, terms {s.term_coverage:.0%}): the LM judges and drafts")
     if verdict is not None and not verdict.sufficient:
         return _finish("gaps_left", f"the judge's gaps ({_names(verdict.gaps)}) remain and no budget can close them",
                        p, ended="budget_exhausted")
