@@ -99,7 +99,8 @@ class RunState:
 
     def progress(self) -> Progress:
         current = self._verdict if self._verdict_version == self._evidence_version else None
-        return Progress(question=self.question, has_draft=bool(self.draft), draft_current=self._draft_version == self._evidence_version,
+        return Progress(question=self.question, has_draft=bool(self.draft),
+                        draft_current=self._draft_version == self._evidence_version,
                         draft_unknown=says_unknown(self.short_answer), verdict=current,
                         expansions=self.resources.doc_queries + self.resources.web_searches,
                         doc_rounds=self.resources.doc_queries,
