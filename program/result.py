@@ -43,7 +43,7 @@ class Step(BaseModel):
     queries: list[str] = []
     top_scores: list[float] = []
     new_passages: int = 0
-    confidence: float | None = None
+    confidence: float | None = Field(None, description="the judge's confidence, on a judge step")
     rule: str = Field("", description="the gate rule that chose this step (program/gate.py)")
     signals: dict[str, float] = Field({}, description="the retrieval signals the gate saw before this step")
     duration_s: float = 0.0

@@ -148,6 +148,8 @@ class RunState:
         self._verdict, self._verdict_version = verdict, self._evidence_version
         self.memory.gaps = list(verdict.gaps)
         self.memory.summary = "; ".join(verdict.gaps)
+        if self._current is not None:
+            self._current.confidence = verdict.confidence  # the judge step's own reading, in the trace
 
     def abstain(self, reason: str) -> None:
         self.abstained = True

@@ -59,6 +59,7 @@ def test_flat_scores_ask_the_judge_whose_draft_is_the_answer():
     assert actions(result) == ["decompose", "retrieve", "judge", "answer"]
     assert rules(result) == ["ambiguous", "judge_sufficient"]
     assert result.trace.resources.lm.calls == 1 and result.confidence == 90
+    assert result.trace.steps[2].confidence == 0.9
 
 
 def test_the_judges_search_queries_re_query_the_collection_without_a_rewrite_call():
