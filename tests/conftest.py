@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import copy
 import importlib
+import json
+from http.server import BaseHTTPRequestHandler
 
 import pytest
 from dspy.utils import DummyLM
@@ -57,3 +59,13 @@ class FakeWeb:
         if self.fail:
             raise WebSearchError("backend down")
         return [WebResult(title=p.title, url=p.url, content=p.text, score=p.score) for p in self.passages[: max_results or 5]]
+
+
+def send_json(handler: BaseHTTPRequestHandler, status: int, payload) -> None:
+    """Answer a fake server's request with a JSON body."""
+    body = json.dumps(payload).encode()
+    handler.send_response(status)
+    handler.send_header("Content-Type", "application/json")
+    handler.send_header("Content-Length", str(len(body)))
+    handler.end_headers()
+    handler.wfile.write(body)

@@ -17,6 +17,7 @@ from dspy.clients.cache import Cache
 from dspy.utils.exceptions import LMError
 
 from program.deadline import GRACE_S, DeadlineExceeded, call_within
+from tests.conftest import send_json
 
 SLOW_S = 30.0
 
@@ -45,12 +46,12 @@ class _Handler(BaseHTTPRequestHandler):
     def do_POST(self):
         self.server.bodies.append(json.loads(self.rfile.read(int(self.headers["Content-Length"]))))
         if self.server.mode == "error":
-            return self._send(400, {"error": {"message": "bad request", "type": "invalid_request_error"}})
+            return send_json(self, 400, {"error": {"message": "bad request", "type": "invalid_request_error"}})
         if self.server.mode == "slow" and self._hung_up_within(SLOW_S):
             self.server.closed.set()
             self.close_connection = True
             return
-        self._send(200, {"id": "c1", "object": "chat.completion", "created": 0, "model": "fake",
+        send_json(self, 200, {"id": "c1", "object": "chat.completion", "created": 0, "model": "fake",
                          "choices": [{"index": 0, "finish_reason": "stop",
                                       "message": {"role": "assistant", "content": '{"answer": "Paris"}'}}],
                          "usage": {"prompt_tokens": 10, "completion_tokens": 5, "total_tokens": 15}})
@@ -64,14 +65,6 @@ class _Handler(BaseHTTPRequestHandler):
                 except ConnectionError:
                     return True
         return False
-
-    def _send(self, status: int, payload: dict):
-        body = json.dumps(payload).encode()
-        self.send_response(status)
-        self.send_header("Content-Type", "application/json")
-        self.send_header("Content-Length", str(len(body)))
-        self.end_headers()
-        self.wfile.write(body)
 
     def log_message(self, *args):
         pass

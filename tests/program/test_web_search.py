@@ -13,7 +13,7 @@ import pytest
 
 from program.settings import Settings
 from program.web_search import OfflineWeb, TavilyWeb, WebResult, WebSearchError, build_web_search
-from tests.conftest import FakeSearch, passage
+from tests.conftest import FakeSearch, passage, send_json
 
 SECRET = "tvly-dev-SECRET0123456789"
 
@@ -34,12 +34,7 @@ class FakeTavily:
                     time.sleep(1.0)
                 failing = fake.mode == "error"
                 status, payload = (500, {"detail": {"error": "boom"}}) if failing else (200, fake.answer(body))
-                data = json.dumps(payload).encode()
-                self.send_response(status)
-                self.send_header("Content-Type", "application/json")
-                self.send_header("Content-Length", str(len(data)))
-                self.end_headers()
-                self.wfile.write(data)
+                send_json(self, status, payload)
 
             def log_message(self, *args):  # keep test output clean
                 pass
