@@ -27,9 +27,7 @@ class Verdict:
 
     sufficient: bool = False
     confidence: float = 0.0
-    next_action: Literal["answer", "query_docs", "search_web"] = "query_docs"
-    gaps: tuple[str, ...] = ()
-    search_queries: tuple[str, ...] = ()
+    gaps: tuple[str, ...] = ()  # the missing facts, each phrased to be searched as it stands
     readable: bool = True  # False: the output was malformed even after a retry
 
 
@@ -101,7 +99,7 @@ def _expand(s: Signals, p: Progress, b: Budget, t: Thresholds) -> Decision | Non
     if not gap and s.term_coverage < t.term_coverage and (hop := _second_hop(s, p, b)) is not None:
         return hop  # before diminishing returns: a doc hop that found nothing is what sends it to the web
     if p.expansions and (p.last_found_nothing or s.gain < t.min_gain):
-        return None  # diminishing returns: the last round added almost nothing
+        return _judged_gap_to_web(s, p, b, t)  # diminishing returns: only the web is left to try
     if gap and s.strong_neighbours:
         return Decision("expand_locality", "strong_hit_neighbours", f"{s.strong_neighbours} strong hit(s) have "
                         "unread neighbouring chunks; reading them before any rewrite")
@@ -111,15 +109,21 @@ def _expand(s: Signals, p: Progress, b: Budget, t: Thresholds) -> Decision | Non
     verdict = p.verdict
     if verdict is None or verdict.sufficient or s.saturation >= t.saturation:
         return None  # saturated: the judge's gaps are for it to read in the evidence, not more retrieval
-    if verdict.next_action == "search_web" and b.web_searches > 0 and web:
-        return Decision("search_web", "judge_asks_web", f"the judge names gaps: {_names(verdict.gaps)}", queries=web)
-    docs = tuple(q for q in verdict.search_queries if q not in p.tried_docs)
-    if b.doc_queries > 0:
+    # the collection first: it is milliseconds away, and the web only sees what it lacks
+    docs = tuple(q for q in verdict.gaps if q not in p.tried_docs)
+    if b.doc_queries > 0 and (docs or not verdict.gaps):
         return Decision("query_docs", "judge_gap_docs", f"the judge names gaps: {_names(verdict.gaps)}; "
-                        "re-querying the collection", queries=docs)  # no queries: the loop rewrites them
-    if b.web_searches > 0 and web:
-        return Decision("search_web", "docs_spent_to_web", "no doc queries left for the judge's gaps", queries=web)
-    return None
+                        "re-querying the collection", queries=docs)  # no gaps named: the loop rewrites the query
+    return _judged_gap_to_web(s, p, b, t)
+
+
+def _judged_gap_to_web(s: Signals, p: Progress, b: Budget, t: Thresholds) -> Decision | None:
+    """The judge's gaps, still open over the current evidence after the collection had its try: the web."""
+    verdict, web = p.verdict, web_queries(s, p)
+    if verdict is None or verdict.sufficient or s.saturation >= t.saturation or b.web_searches <= 0 or not web:
+        return None
+    return Decision("search_web", "judge_gap_web", f"the judge's gaps ({_names(verdict.gaps)}) are still open "
+                    "after the collection had its try", queries=web)
 
 
 def _second_hop(s: Signals, p: Progress, b: Budget) -> Decision | None:
@@ -155,9 +159,9 @@ def _finish(rule: str, reason: str, p: Progress, ended: Ending = "answered") -> 
 
 
 def web_queries(s: Signals, p: Progress, limit: int = 2) -> tuple[str, ...]:
-    """What to search the web for, in one place: the judge's queries, then the uncovered
+    """What to search the web for, in one place: the judge's gaps, then the uncovered
     sub-queries, then the missing entities; never a query already searched."""
-    judged = p.verdict.search_queries if p.verdict else ()
+    judged = p.verdict.gaps if p.verdict else ()
     wanted = [*judged, *s.uncovered, *s.missing_entities]
     return tuple(dict.fromkeys(q for q in wanted if q and q not in p.searched_web))[:limit]
 

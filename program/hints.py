@@ -2,7 +2,7 @@
 
 They steer the loop without changing the compiled program: the intent skips the decomposer's
 classification, known context keeps it from planning queries for what the caller has, the
-constraints ride along with every retrieval query and the judge, and the expansion budget caps
+constraints ride along with every retrieval query and every LM call, and the expansion budget caps
 the rounds after the first retrieval. This module only describes them; `GatedRAG` applies them.
 """
 

@@ -30,7 +30,7 @@ from program.web_search import WebSearch, WebSearchError
 
 Search = Callable[[str, int], list[Passage]]
 NO_ANSWER = "I could not find the answer in the evidence."
-FORMAT = 2  # the saved-program layout; `program.load` refuses a newer one and reads format 1
+FORMAT = 3  # the saved-program layout; `program.load` refuses a newer one and reads formats 1 and 2
 MAX_STEPS = 16  # a guard: every gate decision spends a budget or makes the draft current
 RETRY_TOKENS = 2  # a malformed output is retried once with this many times the output cap
 
@@ -157,7 +157,7 @@ class GatedRAG(dspy.Module):
     def _draft(self, run: RunState) -> None:
         evidence = self._show(run, cited=set())
         with run.timed("lm"):
-            out = self._predict(run, self.synthesize, dict(short_answer="", answer=""), question=run.question,
+            out = self._predict(run, self.synthesize, dict(short_answer="", answer=""), question=run.asked,
                                 evidence=evidence)
         run.set_draft(out.get("answer"), out.get("short_answer"))
 
@@ -165,8 +165,7 @@ class GatedRAG(dspy.Module):
         """Draft and judge in one call: the verdict and the answer read the same evidence."""
         evidence = self._show(run, cited=set(cited_numbers(run.draft)))
         with run.timed("lm"):
-            out = self._predict(run, self.judge, dict(readable=False), question=run.question, evidence=evidence,
-                                constraints=run.constraints or "(none)")
+            out = self._predict(run, self.judge, dict(readable=False), question=run.asked, evidence=evidence)
         verdict = _verdict(out)
         run.set_verdict(verdict)
         if verdict.readable:
@@ -189,7 +188,7 @@ class GatedRAG(dspy.Module):
         evidence = self._show(run, cited=set(cited_numbers(run.draft)), earlier=2)
         with run.timed("lm"):
             out = self._predict(run, self.refine, dict(short_answer=run.short_answer, answer=run.draft),
-                                question=run.question, draft=run.draft, gaps=run.memory.gaps, evidence=evidence)
+                                question=run.asked, draft=run.draft, gaps=run.memory.gaps, evidence=evidence)
         run.set_draft(out.get("answer"), out.get("short_answer"))
 
     def _show(self, run: RunState, cited: set[int], earlier: int | None = None) -> str:
@@ -247,12 +246,15 @@ def _upgrade_thresholds(saved: dict, made: int) -> dict:
 
 
 def _upgrade_predictors(state: dict, made: int) -> dict:
-    """Format 1's judge, synthesizer and refiner demos have other output fields: drop them,
-    keep their instructions."""
-    if made >= 2:
-        return state
-    changed = {"judge", "synthesize", "refine"}
-    return {k: ({**v, "demos": []} if k in changed and isinstance(v, dict) else v) for k, v in state.items()}
+    """Older demos have other output fields, so they are dropped: format 1's judge, synthesizer
+    and refiner keep their instructions. Format 2's judge had a constraints input and
+    next_action and search_queries outputs; DSPy matches saved field texts by position, so its
+    tuned prompt is dropped whole and the judge starts from today's."""
+    changed = {"judge", "synthesize", "refine"} if made < 2 else {"judge"} if made < 3 else set()
+    upgraded = {k: ({**v, "demos": []} if k in changed and isinstance(v, dict) else v) for k, v in state.items()}
+    if made < 3 and isinstance(upgraded.get("judge"), dict) and "signature" in upgraded["judge"]:
+        upgraded["judge"] = {**upgraded["judge"], "signature": JudgeSufficiency.dump_state()}
+    return upgraded
 
 
 def _rebuild(cls, state: dict):
@@ -283,7 +285,5 @@ def _verdict(out: dspy.Prediction) -> Verdict:
         confidence = min(1.0, max(0.0, float(out.get("confidence") or 0.0)))
     except (TypeError, ValueError):
         confidence = 0.0
-    action = out.get("next_action") if out.get("next_action") in ("answer", "query_docs", "search_web") else "query_docs"
-    return Verdict(sufficient=out.get("sufficient") is True, confidence=confidence, next_action=action,
-                   gaps=tuple(_clean_queries(out.get("gaps"), 4)),
-                   search_queries=tuple(_clean_queries(out.get("search_queries"), 2)))
+    return Verdict(sufficient=out.get("sufficient") is True, confidence=confidence,
+                   gaps=tuple(_clean_queries(out.get("gaps"), 2)))

@@ -71,6 +71,11 @@ class RunState:
     _started: float = field(default_factory=time.perf_counter)
     _current: Step | None = None
 
+    @property
+    def asked(self) -> str:
+        """The question as every LM call reads it: with the caller's requirements, if any."""
+        return f"{self.question}\nRequirements: {self.constraints}" if self.constraints else self.question
+
     @contextmanager
     def step(self, action: Action, reason: str = "") -> Iterator[Step]:
         """Record one decision: its duration and the LM tokens spent inside it."""

@@ -1,10 +1,10 @@
 """The prompts of gatedrag: one DSPy signature per step of the loop."""
 
 from signatures.decompose import Decompose, QueryType
-from signatures.judge_sufficiency import JudgeSufficiency, NextAction
+from signatures.judge_sufficiency import JudgeSufficiency
 from signatures.judge_support import JudgeSupport
 from signatures.refine_answer import RefineAnswer
 from signatures.rewrite_query import RewriteQuery
 from signatures.synthesize_answer import SynthesizeAnswer
 
-__all__ = ["Decompose", "JudgeSufficiency", "JudgeSupport", "NextAction", "QueryType", "RefineAnswer", "RewriteQuery", "SynthesizeAnswer"]
+__all__ = ["Decompose", "JudgeSufficiency", "JudgeSupport", "QueryType", "RefineAnswer", "RewriteQuery", "SynthesizeAnswer"]

@@ -35,6 +35,3 @@ class Term(_Capped):
     max_length = 50
 
 
-class Fact(_Capped):
-    max_length = 160
-

@@ -21,8 +21,7 @@ DOCS = [passage("Kiss and Tell", "Kiss and Tell is a 1945 film starring Shirley 
 ANSWER = {"short_answer": "Chief of Protocol", "answer": "Chief of Protocol [2]."}
 # the first key found in a prompt picks the reply: the judge's, the refiner's, the rewriter's, the
 # planner's, then the synthesizer's (whose prompt only the last key matches)
-KEYED = {"sufficient": {**ANSWER, "sufficient": True, "confidence": 0.9, "next_action": "answer", "gaps": [],
-                        "search_queries": []},
+KEYED = {"sufficient": {**ANSWER, "sufficient": True, "confidence": 0.9, "gaps": []},
          "[[ ## draft ## ]]": ANSWER, "tried_queries": {"queries": ["Shirley Temple office"]},
          "sub_queries": {"sub_queries": ["Shirley Temple"], "query_type": "factual", "key_concepts": []},
          "evidence": ANSWER}

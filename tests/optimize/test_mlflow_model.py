@@ -16,7 +16,7 @@ from tests.conftest import FakeSearch, passage
 
 DOCS = [passage("Kiss and Tell", "Kiss and Tell is a 1945 film.")]
 SUFFICIENT = {"short_answer": "1945", "answer": "A 1945 film [1].", "sufficient": True, "confidence": 0.9,
-              "next_action": "answer", "gaps": [], "search_queries": []}
+              "gaps": []}
 
 
 @pytest.fixture(autouse=True)

@@ -23,9 +23,8 @@ PLAN = {"sub_queries": ["Kiss and Tell film star"], "query_type": "factual", "ke
 ANSWER = {"short_answer": "Chief of Protocol", "answer": "Chief of Protocol of the United States [2]."}
 
 
-def verdict(sufficient: bool, confidence: float, action: str = "answer", gaps=(), answer=ANSWER) -> dict:
-    return {**answer, "sufficient": sufficient, "confidence": confidence, "next_action": action,
-            "gaps": list(gaps), "search_queries": []}
+def verdict(sufficient: bool, confidence: float, gaps=(), answer=ANSWER) -> dict:
+    return {**answer, "sufficient": sufficient, "confidence": confidence, "gaps": list(gaps)}
 
 
 def signature_lm(plan=PLAN, answer=ANSWER, judged=None, rewrite=None) -> DummyLM:

@@ -58,13 +58,13 @@ def test_no_web_and_a_missing_entity_with_strong_retrieval_asks_the_judge():
 
 
 def test_a_sufficient_confident_verdict_answers_with_the_judges_draft():
-    p = Progress(has_draft=True, draft_current=True, verdict=Verdict(True, 0.9, "answer"))
+    p = Progress(has_draft=True, draft_current=True, verdict=Verdict(True, 0.9))
     d = decide(signals(cliff=0.0), p, FULL, T)
     assert (d.action, d.rule) == ("answer", "judge_sufficient")
 
 
 def test_a_current_draft_that_says_unknown_is_an_abstention():
-    p = Progress(has_draft=True, draft_current=True, draft_unknown=True, verdict=Verdict(True, 0.9, "answer"))
+    p = Progress(has_draft=True, draft_current=True, draft_unknown=True, verdict=Verdict(True, 0.9))
     assert decide(signals(), p, FULL, T).action == "abstain"
 
 
@@ -73,21 +73,26 @@ def test_an_unreadable_verdict_never_buys_a_retrieval_round():
     assert (d.action, d.rule) == ("draft", "judge_unreadable")
 
 
-@pytest.mark.parametrize("verdict, budget, action, rule", [
-    (Verdict(False, 0.2, "search_web", search_queries=("TCS headquarters",)), FULL, "search_web", "judge_asks_web"),
-    (Verdict(False, 0.2, "query_docs", search_queries=("TCS headquarters",)), FULL, "query_docs", "judge_gap_docs"),
-    (Verdict(False, 0.2, "search_web", search_queries=("x",)), NO_WEB, "query_docs", "judge_gap_docs"),
-    (Verdict(False, 0.2, "query_docs", search_queries=("x",)), Budget(3, 0, 0, 1), "search_web", "docs_spent_to_web"),
+@pytest.mark.parametrize("tried, budget, action, rule", [
+    ((), FULL, "query_docs", "judge_gap_docs"),  # the collection first, even with web budget
+    ((), Budget(3, 0, 0, 1), "search_web", "judge_gap_web"),  # no doc queries left
+    (("TCS headquarters",), FULL, "search_web", "judge_gap_web"),  # the collection already had its try
 ])
-def test_an_insufficient_verdict_expands_by_its_gaps(verdict, budget, action, rule):
-    p = Progress(has_draft=True, draft_current=True, verdict=verdict)
+def test_an_insufficient_verdict_searches_its_gaps_in_the_collection_then_on_the_web(tried, budget, action, rule):
+    verdict = Verdict(False, 0.2, gaps=("TCS headquarters",))
+    p = Progress(has_draft=True, draft_current=True, verdict=verdict, tried_docs=frozenset(tried))
     d = decide(signals(cliff=0.0), p, budget, T)
-    assert (d.action, d.rule) == (action, rule)
-    assert d.queries[0] == verdict.search_queries[0]
+    assert (d.action, d.rule, d.queries) == (action, rule, ("TCS headquarters",))
+
+
+def test_an_insufficient_verdict_naming_no_gap_has_the_loop_rewrite_the_query():
+    p = Progress(has_draft=True, draft_current=True, verdict=Verdict(False, 0.2))
+    d = decide(signals(cliff=0.0), p, FULL, T)
+    assert (d.action, d.rule, d.queries) == ("query_docs", "judge_gap_docs", ())
 
 
 def test_gaps_with_no_budget_end_budget_exhausted():
-    p = Progress(has_draft=True, draft_current=True, verdict=Verdict(False, 0.2, "query_docs", gaps=("hq",)))
+    p = Progress(has_draft=True, draft_current=True, verdict=Verdict(False, 0.2, gaps=("hq",)))
     d = decide(signals(cliff=0.0), p, Budget(3, 0, 0, 0), T)
     assert (d.action, d.rule, d.ended) == ("answer", "gaps_left", "budget_exhausted")
     assert "'hq'" in d.reason
@@ -117,7 +122,7 @@ def test_no_iterations_left_answers_from_the_evidence():
 
 def test_web_queries_prefer_the_judges_then_uncovered_then_entities_and_never_repeat():
     s = signals(uncovered=("a",), missing_entities=("b",))
-    p = Progress(verdict=Verdict(search_queries=("j",)), searched_web=frozenset({"a"}))
+    p = Progress(verdict=Verdict(gaps=("j",)), searched_web=frozenset({"a"}))
     assert web_queries(s, p) == ("j", "b")
 
 
@@ -130,10 +135,11 @@ def test_budgets_are_counted_in_one_place():
     assert budget_left(Thresholds(), Resources(), has_web=False, seconds=None).web_searches == 0
 
 
-def test_an_expansion_that_found_nothing_new_is_not_repeated():
-    p = Progress(has_draft=True, draft_current=True, verdict=Verdict(False, 0.2, "query_docs", search_queries=("x",)),
+def test_an_expansion_that_found_nothing_new_is_not_repeated_only_the_web_is_left():
+    p = Progress(has_draft=True, draft_current=True, verdict=Verdict(False, 0.2, gaps=("x",)),
                  expansions=1, last_found_nothing=True)
-    assert decide(signals(cliff=0.0), p, FULL, T).rule == "gaps_left"
+    assert decide(signals(cliff=0.0), p, NO_WEB, T).rule == "gaps_left"
+    assert decide(signals(cliff=0.0), p, FULL, T).rule == "judge_gap_web"
 
 
 def test_an_uncovered_sub_query_with_no_web_and_weak_retrieval_abstains():
@@ -143,7 +149,7 @@ def test_an_uncovered_sub_query_with_no_web_and_weak_retrieval_abstains():
 
 def test_a_saturated_pool_still_closes_a_clear_gap_but_not_a_judged_one():
     assert decide(signals(saturation=1.5, uncovered=("a b",)), Progress(), FULL, T).rule == "gap_to_web"
-    p = Progress(has_draft=True, draft_current=True, verdict=Verdict(False, 0.2, "query_docs", search_queries=("x",)))
+    p = Progress(has_draft=True, draft_current=True, verdict=Verdict(False, 0.2, gaps=("x",)))
     assert decide(signals(saturation=1.5, cliff=0.0), p, FULL, T).rule == "gaps_left"
 
 

@@ -13,7 +13,7 @@ from tests.conftest import FakeSearch, passage, scripted_lm
 
 DOCS = [passage("Kiss and Tell", "Kiss and Tell is a 1945 film starring Shirley Temple.")]
 SCRIPT = ({"sub_queries": ["Kiss and Tell"], "query_type": "factual", "key_concepts": []}, {"answer": "Shirley Temple [1]."},
-          {"sufficient": True, "confidence": 0.9, "missing": "", "next_action": "answer", "queries": [], "facts": [], "gaps": []})
+          {"sufficient": True, "confidence": 0.9, "gaps": []})
 
 
 def answer(rag):

@@ -9,6 +9,7 @@ import pytest
 from dspy.utils import DummyLM
 
 from program.hints import Hints
+from signatures import JudgeSufficiency
 from program.loop import GatedRAG
 from program.thresholds import Thresholds
 from tests.conftest import FakeSearch, FakeWeb, passage, scripted_lm
@@ -25,9 +26,9 @@ def draft(short, answer):
     return {"short_answer": short, "answer": answer}
 
 
-def verdict(sufficient, confidence, action="answer", queries=(), gaps=(), short="Shirley Temple", answer="Shirley Temple [1]."):
+def verdict(sufficient, confidence, gaps=(), short="Shirley Temple", answer="Shirley Temple [1]."):
     return {"short_answer": short, "answer": answer, "sufficient": sufficient, "confidence": confidence,
-            "next_action": action, "gaps": list(gaps), "search_queries": list(queries)}
+            "gaps": list(gaps)}
 
 
 def run(lm, docs=FLAT, thresholds=None, web=None, search=None, **kwargs):
@@ -62,9 +63,9 @@ def test_flat_scores_ask_the_judge_whose_draft_is_the_answer():
     assert result.trace.steps[2].confidence == 0.9
 
 
-def test_the_judges_search_queries_re_query_the_collection_without_a_rewrite_call():
+def test_the_judges_gaps_re_query_the_collection_without_a_rewrite_call():
     search = FakeSearch(FLAT + [passage("Protocol", "Protocol chiefs lead diplomatic ceremonies.", similarity=0.6)])
-    lm = scripted_lm(verdict(False, 0.2, "query_docs", ["Protocol chiefs"], ["her later office"]),
+    lm = scripted_lm(verdict(False, 0.2, ["Protocol chiefs"]),
                      draft("Chief of Protocol", "Chief of Protocol [3]."))
     result = run(lm, search=search)
     assert actions(result) == ["decompose", "retrieve", "judge", "query_docs", "refine", "answer"]
@@ -72,22 +73,22 @@ def test_the_judges_search_queries_re_query_the_collection_without_a_rewrite_cal
     assert result.short_answer == "Chief of Protocol" and result.trace.resources.lm.calls == 2
 
 
-def test_with_no_queries_from_the_judge_the_rewrite_differs_from_every_tried_query():
+def test_with_no_gaps_named_by_the_judge_the_rewrite_differs_from_every_tried_query():
     search = FakeSearch(FLAT)
-    lm = scripted_lm(verdict(False, 0.2, "query_docs", [], ["her office"]), {"queries": [QUESTION, "Temple office career"]},
+    lm = scripted_lm(verdict(False, 0.2), {"queries": [QUESTION, "Temple office career"]},
                      draft("x", "x [1]."))
     run(lm, search=search)
     first_round = set(search.queries[:-1])
     assert search.queries[-1] == "Temple office career" and search.queries[-1] not in first_round
 
 
-def test_the_judge_asking_for_the_web_searches_it_and_refines_over_the_web_result():
-    web = FakeWeb(WEB)
-    lm = scripted_lm(verdict(False, 0.1, "search_web", ["Shirley Temple career"], ["her office"]),
-                     draft("Chief of Protocol", "Chief of Protocol [3]."))
-    result = run(lm, web=web)
-    assert actions(result) == ["decompose", "retrieve", "judge", "search_web", "refine", "answer"]
-    assert web.queries == ["Shirley Temple career"]
+def test_a_judged_gap_the_collection_cannot_close_goes_to_the_web_and_refines_over_its_result():
+    web, search = FakeWeb(WEB), FakeSearch(FLAT)
+    lm = scripted_lm(verdict(False, 0.1, ["Shirley Temple career"]), draft("Chief of Protocol", "Chief of Protocol [3]."))
+    result = run(lm, web=web, search=search)
+    assert actions(result) == ["decompose", "retrieve", "judge", "query_docs", "search_web", "refine", "answer"]
+    assert rules(result)[1:3] == ["judge_gap_docs", "judge_gap_web"]
+    assert search.queries[-1] == web.queries[0] == "Shirley Temple career"
     assert result.citations[0].source == "web" and result.trace.resources.web_searches == 1
 
 
@@ -143,14 +144,14 @@ def test_no_budget_left_answers_from_the_evidence():
 
 
 def test_gaps_left_after_the_budgets_end_budget_exhausted():
-    lm = scripted_lm(verdict(False, 0.2, "query_docs", ["q"], ["her office"]))
+    lm = scripted_lm(verdict(False, 0.2, ["her office"]))
     result = run(lm, thresholds=Thresholds(max_doc_queries=0, max_web_searches=0))
     assert result.trace.ended == "budget_exhausted" and rules(result)[-1] == "gaps_left"
     assert result.confidence <= 50
 
 
 def test_a_failing_web_backend_becomes_a_warning_and_the_loop_goes_on():
-    lm = scripted_lm(verdict(False, 0.1, "search_web", ["w"], ["m"]), draft("Shirley Temple", "Shirley Temple [1]."))
+    lm = scripted_lm(verdict(False, 0.1, ["w"]), draft("Shirley Temple", "Shirley Temple [1]."))
     result = run(lm, web=FakeWeb(WEB, fail=True))
     assert any("web search failed" in w for w in result.warnings)
     assert result.short_answer == "Shirley Temple"
@@ -197,21 +198,21 @@ def test_hints_steer_the_loop_without_changing_the_program():
     assert rag.thresholds == Thresholds()
 
 
-def test_constraints_reach_the_judge():
+def test_constraints_reach_the_judge_with_the_question():
     lm = scripted_lm(verdict(True, 0.9))
     run(lm, hints=Hints(constraints="cite the film"))
-    assert "cite the film" in str(lm.history[0]["messages"])
+    assert "Requirements: cite the film" in lm.history[0]["messages"][-1]["content"]
 
 
 def test_save_and_load_round_trip_thresholds_and_demos(tmp_path):
     rag = GatedRAG(FakeSearch(CLIFF), thresholds=Thresholds(answer_confidence=0.55, top_k=7, decompose_mode="none"))
-    rag.judge.demos = [dspy.Example(question="q", evidence="[1] e", constraints="", **verdict(True, 0.9))]
+    rag.judge.demos = [dspy.Example(question="q", evidence="[1] e", **verdict(True, 0.9, gaps=["g"]))]
     path = tmp_path / "program.json"
     rag.save(path)
     loaded = GatedRAG(FakeSearch(CLIFF))
     loaded.load(path)
     assert loaded.thresholds == rag.thresholds
-    assert loaded.judge.demos[0]["next_action"] == "answer"
+    assert loaded.judge.demos[0]["gaps"] == ["g"]
 
 
 def test_a_format_1_program_loads_with_its_thresholds_and_llm_planning():
@@ -222,6 +223,18 @@ def test_a_format_1_program_loads_with_its_thresholds_and_llm_planning():
     loaded = GatedRAG(FakeSearch(CLIFF)).load_state(old)
     assert loaded.thresholds.decompose_mode == "llm" and loaded.thresholds.top_k == 4
     assert loaded.judge.demos == []
+
+
+def test_a_format_2_judge_loses_its_prompt_for_fields_it_no_longer_has_and_keeps_the_rest():
+    old = GatedRAG(FakeSearch(CLIFF)).dump_state()
+    old["gatedrag"] = {"format": 2}
+    old["judge"]["signature"] = {"instructions": "old judge", "fields": [{"prefix": "X:", "description": "x"}] * 10}
+    old["judge"]["demos"] = [{"question": "q", "constraints": "", "next_action": "answer", "search_queries": []}]
+    old["synthesize"]["signature"]["instructions"] = "tuned synthesizer"
+    loaded = GatedRAG(FakeSearch(CLIFF)).load_state(old)
+    assert loaded.judge.demos == [] and loaded.judge.signature.instructions == JudgeSufficiency.instructions
+    assert loaded.judge.signature.fields["gaps"].json_schema_extra["desc"].startswith("0 to 2 missing facts")
+    assert loaded.synthesize.signature.instructions == "tuned synthesizer"
 
 
 def test_loading_bad_thresholds_fails_and_leaves_the_program_unchanged():

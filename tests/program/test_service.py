@@ -109,7 +109,7 @@ def test_bad_input_is_refused_with_a_clear_status(tmp_path, payload, status):
 def test_expansion_budget_zero_makes_one_retrieval_pass(tmp_path):
     config, search = settings(tmp_path), FakeSearch(DOCS)
     # a judge that would keep re-querying, were it asked
-    answerer = fake_answerer(config, search=search, lm=signature_lm(judged=verdict(False, 0.2, "query_docs", ["more"])))
+    answerer = fake_answerer(config, search=search, lm=signature_lm(judged=verdict(False, 0.2, ["more"])))
     with serving(answerer, config) as client:
         body = client.post("/answer", json={"question": QUESTION, "expansion_budget": 0, "include_trace": True}).json()
     assert [s["action"] for s in body["trace"]["steps"]] == ["decompose", "retrieve", "draft", "answer"]
@@ -188,7 +188,7 @@ def test_concurrent_requests_keep_their_own_settings(tmp_path):
     config = settings(tmp_path, serve_lm_slots=4)
     rag = GatedRAG(FakeSearch(DOCS))
     before = rag.thresholds.model_copy()
-    answerer = Answerer(lambda: Engine(rag, signature_lm(judged=verdict(False, 0.2, "query_docs", ["more"]))), config)
+    answerer = Answerer(lambda: Engine(rag, signature_lm(judged=verdict(False, 0.2, ["more"]))), config)
 
     def ask(client, i):
         budget = 0 if i % 2 else None
