@@ -74,7 +74,7 @@ def decide(s: Signals, p: Progress, b: Budget, t: Thresholds) -> Decision:
         return _finish("judge_unreadable", "the judge's output could not be read; answering from the evidence", p)
     if verdict is not None and verdict.sufficient and verdict.confidence >= t.answer_confidence:
         return _finish("judge_sufficient", f"the judge finds the evidence sufficient (confidence {verdict.confidence:.2f})", p)
-    if verdict is None and s.covered(t) and s.cliff >= t.cliff_to_answer and not s.plateau:
+    if verdict is None and s.covered(t) and not _hop_missed(s, p) and s.cliff >= t.cliff_to_answer and not s.plateau:
         return _finish("covered_with_cliff", f"every sub-query, entity and question term covered, score cliff {s.cliff:.2f}", p)
     if b.iterations > 0 and (expand := _expand(s, p, b, t)) is not None:
         return expand
@@ -96,7 +96,8 @@ def decide(s: Signals, p: Progress, b: Budget, t: Thresholds) -> Decision:
 def _expand(s: Signals, p: Progress, b: Budget, t: Thresholds) -> Decision | None:
     """An expansion for a clear gap, or for the gap the judge named; None when there is none worth a round."""
     gap = s.uncovered or s.missing_entities
-    if not gap and s.term_coverage < t.term_coverage and (hop := _second_hop(s, p, b)) is not None:
+    term_gap = s.term_coverage < t.term_coverage or _hop_missed(s, p)
+    if not gap and term_gap and (hop := _second_hop(s, p, b)) is not None:
         return hop  # before diminishing returns: a doc hop that found nothing is what sends it to the web
     if p.expansions and (p.last_found_nothing or s.gain < t.min_gain):
         return _judged_gap_to_web(s, p, b, t)  # diminishing returns: only the web is left to try
@@ -144,6 +145,14 @@ def _second_hop(s: Signals, p: Progress, b: Budget) -> Decision | None:
         return Decision("search_web", "term_gap_to_web", f"the collection has no page on {_names(s.unmet_bridges)} "
                         f"and never uses {missing}", queries=web)
     return None
+
+
+def _hop_missed(s: Signals, p: Progress) -> bool:
+    """The collection was searched for a bridge name and still has no page on any, and the web
+    has not been tried: the hop missed, whatever terms its other hits happened to use
+    ("formerly known" in some other conference's page does not say what this one was called)."""
+    tried = any(b in p.tried_docs for b in s.bridges)
+    return tried and s.unmet_bridges == s.bridges and not p.searched_web
 
 
 def _finish(rule: str, reason: str, p: Progress, ended: Ending = "answered") -> Decision:

@@ -179,3 +179,16 @@ def test_a_term_gap_with_no_bridge_or_no_web_asks_the_judge():
 
 def test_covered_needs_the_questions_terms_too():
     assert decide(signals(term_coverage=0.8, missing_terms=("x",)), Progress(), Budget(0, 0, 0, 0), T).rule == "best_effort"
+
+
+def test_a_hop_that_found_no_page_on_the_bridge_goes_to_the_web_even_if_other_hits_used_the_terms():
+    # the hop's other hits used "formerly" and "known"; none is the bridge's page
+    after_hop = signals(term_coverage=1.0, bridges=("America East Conference",),
+                        unmet_bridges=("America East Conference",), gain=0.0)
+    hopped = Progress(question="Q?", expansions=1, doc_rounds=1, tried_docs=frozenset({"America East Conference"}))
+    d = decide(after_hop, hopped, FULL, T)
+    assert (d.action, d.rule) == ("search_web", "term_gap_to_web")
+    never_hopped = decide(after_hop, Progress(question="Q?"), FULL, T)
+    assert never_hopped.rule == "covered_with_cliff"  # no hop was made for it: no sign the page is missing
+    searched = replace(hopped, expansions=2, searched_web=frozenset({"Q?"}))
+    assert decide(after_hop, searched, FULL, T).rule == "covered_with_cliff"  # the web had its try
