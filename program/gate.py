@@ -108,8 +108,8 @@ def _expand(s: Signals, p: Progress, b: Budget, t: Thresholds) -> Decision | Non
     if gap and b.web_searches > 0 and web:
         return Decision("search_web", "gap_to_web", f"the collection does not cover {_names(gap)}", queries=web)
     verdict = p.verdict
-    if verdict is None or verdict.sufficient or s.saturation >= t.saturation:
-        return None  # saturated: the judge's gaps are for it to read in the evidence, not more retrieval
+    if not _judged_gap_open(s, p, t):
+        return None
     # the collection first: it is milliseconds away, and the web only sees what it lacks
     docs = tuple(q for q in verdict.gaps if q not in p.tried_docs)
     if b.doc_queries > 0 and (docs or not verdict.gaps):
@@ -120,11 +120,17 @@ def _expand(s: Signals, p: Progress, b: Budget, t: Thresholds) -> Decision | Non
 
 def _judged_gap_to_web(s: Signals, p: Progress, b: Budget, t: Thresholds) -> Decision | None:
     """The judge's gaps, still open over the current evidence after the collection had its try: the web."""
-    verdict, web = p.verdict, web_queries(s, p)
-    if verdict is None or verdict.sufficient or s.saturation >= t.saturation or b.web_searches <= 0 or not web:
+    web = web_queries(s, p)
+    if not _judged_gap_open(s, p, t) or b.web_searches <= 0 or not web:
         return None
-    return Decision("search_web", "judge_gap_web", f"the judge's gaps ({_names(verdict.gaps)}) are still open "
+    return Decision("search_web", "judge_gap_web", f"the judge's gaps ({_names(p.verdict.gaps)}) are still open "
                     "after the collection had its try", queries=web)
+
+
+def _judged_gap_open(s: Signals, p: Progress, t: Thresholds) -> bool:
+    """The judge found the current evidence insufficient, and the pool has room for more: when it
+    is saturated, the judge's gaps are for it to read in the evidence, not more retrieval."""
+    return p.verdict is not None and not p.verdict.sufficient and s.saturation < t.saturation
 
 
 def _second_hop(s: Signals, p: Progress, b: Budget) -> Decision | None:

@@ -3,8 +3,8 @@
 The loop asks only when the retrieval signals are inconclusive, so one call both writes the
 draft and names what is still missing: a separate draft call would read the same evidence twice.
 The judge only reports; where to look next (the collection or the web) is the gate's rule, and
-each gap is written to be searched as it stands. Every output field costs prompt tokens on a
-small local LM (about 8 ms each), so there is no field the loop does not read.
+each gap is written to be searched as it stands. Every field is spelled out in every prompt and
+written in every reply, so there is no field the loop does not read.
 """
 
 import dspy
