@@ -63,8 +63,8 @@ def _questions(settings: Settings) -> list[str]:
 def _start(settings: Settings):
     import uvicorn
 
-    from program.answerer import Answerer, load_program, start_lm
-    from program.service import create_app
+    from program.serving.answerer import Answerer, load_program, start_lm
+    from program.serving.service import create_app
 
     rag = load_program(settings)
     answerer = Answerer(lambda: start_lm(rag, settings, cache=False), settings)

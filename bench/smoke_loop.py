@@ -19,7 +19,7 @@ import dspy
 
 import program  # noqa: F401
 from program.factory import build_program
-from program.lm_profiles import build_lm
+from program.lm.lm_profiles import build_lm
 from program.settings import Settings
 
 

@@ -85,7 +85,7 @@ def _run(name: str, claims: list[Claim], local_model: str | None) -> Calibration
         return calibrate(build_support_judge("lexical"), claims, name)
     import dspy
 
-    from program.lm_profiles import build_lm
+    from program.lm.lm_profiles import build_lm
     from program.settings import Settings
 
     settings = Settings(**({"local_model": local_model} if local_model else {}))

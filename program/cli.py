@@ -12,7 +12,8 @@ import os
 import sys
 from pathlib import Path
 
-MAX_QUESTION_CHARS = 2000
+from program.settings import MAX_QUESTION_CHARS
+
 INTERRUPTED = 130  # the exit code after Ctrl-C
 
 
@@ -86,7 +87,7 @@ def _parser() -> argparse.ArgumentParser:
     return parser
 
 
-def _settings(args: argparse.Namespace, **names: str):
+def settings_from_args(args: argparse.Namespace, **names: str):
     from program.settings import Settings
 
     overrides = {field: getattr(args, attr) for field, attr in names.items() if getattr(args, attr, None) is not None}
@@ -94,9 +95,9 @@ def _settings(args: argparse.Namespace, **names: str):
 
 
 def _index(args: argparse.Namespace) -> int:
-    from program.indexing import build_indexes
+    from program.retrieval.indexing import build_indexes
 
-    settings = _settings(args, shared_data="shared_data", data_dir="data_dir")
+    settings = settings_from_args(args, shared_data="shared_data", data_dir="data_dir")
     for name, stats in build_indexes(settings, progress=True).items():
         print(f"{name}: {stats.model_dump()}")
     return 0
@@ -108,7 +109,7 @@ def _ask(args: argparse.Namespace) -> int:
         raise UsageError("the question is empty")
     if len(question) > MAX_QUESTION_CHARS:
         raise UsageError(f"the question has {len(question)} characters; the limit is {MAX_QUESTION_CHARS}")
-    settings = _settings(args, profile="profile", local_model="local_model", data_dir="data_dir")
+    settings = settings_from_args(args, profile="profile", local_model="local_model", data_dir="data_dir")
     return _answer(question, settings, args)
 
 
@@ -116,7 +117,7 @@ def _answer(question: str, settings, args: argparse.Namespace) -> int:
     import dspy
 
     from program.factory import build_program
-    from program.lm_profiles import build_lm
+    from program.lm.lm_profiles import build_lm
     from program.render import render_result
 
     budgets = {k: getattr(args, k) for k in ("max_iterations", "max_doc_queries", "max_web_searches") if getattr(args, k) is not None}
@@ -132,21 +133,21 @@ def _answer(question: str, settings, args: argparse.Namespace) -> int:
 
 
 def _serve(args: argparse.Namespace) -> int:
-    from program.service import serve
+    from program.serving.service import serve
 
     serve(_serving_settings(args, serve_host="host", serve_port="port"), program_path=_program_path(args))
     return 0
 
 
 def _mcp(args: argparse.Namespace) -> int:
-    from program.mcp_server import run_stdio
+    from program.serving.mcp_server import run_stdio
 
     run_stdio(_serving_settings(args), program_path=_program_path(args))
     return 0
 
 
 def _serving_settings(args: argparse.Namespace, **names: str):
-    return _settings(args, profile="profile", data_dir="data_dir", serve_timeout_s="timeout", **names)
+    return settings_from_args(args, profile="profile", data_dir="data_dir", serve_timeout_s="timeout", **names)
 
 
 def _program_path(args: argparse.Namespace) -> Path | None:

@@ -8,7 +8,7 @@ with DSPy's cache on or off. The request, its cache key and the LM stay as they 
 
 llama.cpp looks for a hung-up client when a second passes with no result for any request, then
 stops at its next decode step: within ~1 s while generating, after the prompt chunk in progress
-while reading the prompt (`program.local_lm.N_BATCH`). Polling its /slots or /metrics more often
+while reading the prompt (`program.lm.local_lm.N_BATCH`). Polling its /slots or /metrics more often
 than once a second postpones that look.
 
 This module does not decide how much time a call gets (the loop does) and never retries.

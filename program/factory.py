@@ -1,6 +1,6 @@
 """Build a ready GatedRAG from settings: the index search, the web backend and the thresholds.
 
-It opens stores and backends but starts no LM; `program.lm_profiles` does that.
+It opens stores and backends but starts no LM; `program.lm.lm_profiles` does that.
 """
 
 from __future__ import annotations
@@ -8,10 +8,10 @@ from __future__ import annotations
 from pathlib import Path
 
 from program.loop import GatedRAG
-from program.retriever import HybridSearch
+from program.retrieval.retriever import HybridSearch
 from program.settings import Settings
-from program.store import open_client
-from program.web_search import WebSearch, build_web_search
+from program.retrieval.store import open_client
+from program.retrieval.web_search import WebSearch, build_web_search
 
 
 class IndexMissingError(RuntimeError):

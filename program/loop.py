@@ -26,7 +26,7 @@ from program.passage import Passage
 from program.run_state import RunState
 from program.signals import adaptive_cut, measure
 from program.thresholds import Thresholds
-from program.web_search import WebSearch, WebSearchError
+from program.retrieval.web_search import WebSearch, WebSearchError
 
 Search = Callable[[str, int], list[Passage]]
 NO_ANSWER = "I could not find the answer in the evidence."
@@ -255,13 +255,6 @@ def _upgrade_predictors(state: dict, made: int) -> dict:
     if made < 3 and isinstance(upgraded.get("judge"), dict) and "signature" in upgraded["judge"]:
         upgraded["judge"] = {**upgraded["judge"], "signature": JudgeSufficiency.dump_state()}
     return upgraded
-
-
-def _rebuild(cls, state: dict):
-    """Kept for MLflow models logged before format 2, whose pickles name `program.loop._rebuild`."""
-    from program.served import rebuild
-
-    return rebuild(state)
 
 
 def _as_list(items) -> list:

@@ -1,7 +1,7 @@
 """A GatedRAG as a model server runs it: with no LM configured, and pickled as its saved state.
 
 MLflow's DSPy flavor pickles the module and calls it with no LM in the settings. `ServedGatedRAG`
-then takes the settings' default LM (`program.default_lm`), and pickles as its saved state only,
+then takes the settings' default LM (`program.lm.default_lm`), and pickles as its saved state only,
 so no store handle, file lock or API key ever lands in a pickle: the loading process rebuilds
 search and web from its own settings (`rebuild`). The loop itself knows nothing of this.
 """
@@ -12,7 +12,7 @@ import copy
 
 import dspy
 
-from program.default_lm import default_lm
+from program.lm.default_lm import default_lm
 from program.hints import Hints
 from program.loop import GatedRAG
 from program.settings import Settings

@@ -3,7 +3,7 @@
 The env names users already know are kept as they are: OPENAI_API_KEY, TAVILY_API_KEY,
 QDRANT_URL, MLFLOW_TRACKING_URI. Everything else is prefixed GATEDRAG_. Secrets are
 `SecretStr`, so they never print in logs, traces or MLflow params.
-This module does not start models or open stores; see `program.lm_profiles` and `program.store`.
+This module does not start models or open stores; see `program.lm.lm_profiles` and `program.retrieval.store`.
 """
 
 from __future__ import annotations
@@ -14,6 +14,7 @@ from typing import Literal
 from pydantic import AliasChoices, Field, SecretStr
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
+MAX_QUESTION_CHARS = 2000  # a question longer than this is refused by every entry point
 PROJECT_ROOT = Path(__file__).resolve().parent.parent
 
 LocalModel = Literal["qwen2.5-coder-0.5b", "qwen2.5-coder-1.5b"]

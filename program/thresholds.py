@@ -1,7 +1,7 @@
 """The tunable numbers of the loop: signal thresholds, budgets, evidence size and the planning mode.
 
 They live on the program and travel with `save()`/`load()`, so a compiled program carries
-the thresholds it was tuned with, and `optimize.threshold_search` tunes any of them.
+the thresholds it was tuned with, and `optimize.job.threshold_search` tunes any of them.
 Validation keeps a hand-edited JSON from loading nonsense. This module decides nothing; the
 gate (`program.gate`) reads these numbers.
 """

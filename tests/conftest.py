@@ -12,7 +12,7 @@ from dspy.utils import DummyLM
 
 import program  # noqa: F401  (sets the offline env vars before anything else imports litellm)
 from program.passage import Passage
-from program.web_search import WebResult, WebSearchError
+from program.retrieval.web_search import WebResult, WebSearchError
 
 # the module, not the `dspy.settings` object that shadows its name
 dspy_settings = importlib.import_module("dspy.dsp.utils.settings")

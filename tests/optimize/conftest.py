@@ -10,15 +10,15 @@ import pytest
 from qdrant_client import QdrantClient
 
 from metrics import CompositeWeights, Scorecard, build_support_judge, score_example
-from optimize.records import Record
-from program.chunking import Document
-from program.embeddings import load_embedder
-from program.indexing import index_documents
+from optimize.eval.records import Record
+from program.retrieval.chunking import Document
+from program.retrieval.embeddings import load_embedder
+from program.retrieval.indexing import index_documents
 from program.result import Citation, Resources, Result, Step, Timing, Tokens, Trace
-from program.retriever import HybridSearch
+from program.retrieval.retriever import HybridSearch
 from program.settings import Settings
 from program.thresholds import Thresholds
-from program.web_search import OfflineWeb
+from program.retrieval.web_search import OfflineWeb
 from tests.conftest import passage
 
 GOLD = {"q1": ("Who directed Kiss and Tell?", "Richard Wallace", ["Kiss and Tell", "Richard Wallace"], "", "bridge"),

@@ -3,8 +3,8 @@
 import dspy
 import pytest
 
-from optimize.budget import CALLS_PER_QUESTION, BudgetExceeded, SpendingGuard, estimate
-from optimize.job_config import Caps, load_config
+from optimize.job.budget import CALLS_PER_QUESTION, BudgetExceeded, SpendingGuard, estimate
+from optimize.job.config import Caps, load_config
 from tests.conftest import scripted_lm
 
 

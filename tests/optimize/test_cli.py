@@ -5,11 +5,11 @@ from dataclasses import dataclass
 
 import pytest
 
-import program.lm_profiles
-from optimize import examples as splits
-from optimize import systems
+import program.lm.lm_profiles
+from optimize.eval import examples as splits
+from optimize.eval import systems
 from optimize.cli import main
-from optimize.records import RecordLog
+from optimize.eval.records import RecordLog
 from tests.conftest import scripted_lm
 from tests.optimize.conftest import GOLD, FakeProgram, examples
 
@@ -66,7 +66,7 @@ def test_eval_then_compare_from_the_command_line(capsys, monkeypatch, settings, 
         return made[-1]
 
     monkeypatch.setattr(systems, "build_systems", fake_systems)
-    monkeypatch.setattr(program.lm_profiles, "build_lm", lambda settings, cache: FakeHandle(scripted_lm()))
+    monkeypatch.setattr(program.lm.lm_profiles, "build_lm", lambda settings, cache: FakeHandle(scripted_lm()))
     argv = ["eval", "--split", "smoke", "--limit", "3", "--no-progress", "--data-dir", str(settings.data_dir)]
     assert main(argv) == 0
     out, err = capsys.readouterr()
@@ -91,7 +91,7 @@ def test_eval_with_web_none_and_hidden_gold_runs_without_web_and_gold(capsys, mo
 
     monkeypatch.setattr(systems, "build_systems", fake_systems)
     monkeypatch.setattr(splits, "load_split", lambda settings, split, limit: examples())
-    monkeypatch.setattr(program.lm_profiles, "build_lm", lambda settings, cache: FakeHandle(scripted_lm()))
+    monkeypatch.setattr(program.lm.lm_profiles, "build_lm", lambda settings, cache: FakeHandle(scripted_lm()))
     argv = ["eval", "--split", "smoke", "--systems", "gated", "--web", "none", "--hide-gold", "--no-progress",
             "--data-dir", str(settings.data_dir)]
     assert main(argv) == 0

@@ -2,10 +2,10 @@
 
 import pytest
 
-from optimize.compare import compare_runs, comparison_blocks, text_table
-from optimize.document import to_markdown
-from optimize.records import RecordLog
-from optimize.runner import run_examples
+from optimize.eval.compare import compare_runs, comparison_blocks, text_table
+from optimize.eval.document import to_markdown
+from optimize.eval.records import RecordLog
+from optimize.eval.runner import run_examples
 from tests.optimize.conftest import GOLD, FakeProgram, examples, score
 
 

@@ -2,10 +2,10 @@
 
 from mlflow import MlflowClient
 
-from optimize.evaluate import run_eval
-from optimize.run_config import EvalConfig
-from optimize.summary import RunSummary
-from optimize.tracking import RUN_ID_FILE, tracking_uri
+from optimize.eval.evaluate import run_eval
+from optimize.eval.run_config import EvalConfig
+from optimize.eval.summary import RunSummary
+from optimize.eval.tracking import RUN_ID_FILE, tracking_uri
 from tests.optimize.conftest import GOLD, FakeProgram, examples, score
 
 SYSTEMS = ["gated", "single_pass", "fixed_hops"]

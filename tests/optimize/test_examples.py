@@ -2,8 +2,8 @@
 
 import pytest
 
-from optimize.examples import load_split
-from program.corpora import DataNotFoundError
+from optimize.eval.examples import load_split
+from program.retrieval.corpora import DataNotFoundError
 from program.settings import Settings
 
 

@@ -4,7 +4,7 @@ import json
 
 import dspy
 
-from optimize.export_prompts import export_prompts
+from optimize.job.export_prompts import export_prompts
 from program.loop import GatedRAG
 from program.thresholds import Thresholds
 from tests.conftest import FakeSearch

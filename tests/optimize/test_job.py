@@ -6,10 +6,10 @@ import dspy
 from dspy.utils import DummyLM
 from mlflow import MlflowClient
 
-from optimize.budget import SpendingGuard
-from optimize.job import PROGRAM, Job, JobState
-from optimize.job_config import load_config
-from optimize.tracking import RUN_ID_FILE, tracked_run, tracking_uri
+from optimize.job.budget import SpendingGuard
+from optimize.job.job import PROGRAM, Job, JobState
+from optimize.job.config import load_config
+from optimize.eval.tracking import RUN_ID_FILE, tracked_run, tracking_uri
 from program.loop import GatedRAG
 from program.settings import Settings
 from tests.conftest import FakeSearch, passage

@@ -2,7 +2,7 @@
 
 import pytest
 
-from optimize.job_config import load_config
+from optimize.job.config import load_config
 
 
 def test_flags_beat_the_config_file_which_beats_the_preset(tmp_path):

@@ -9,7 +9,7 @@ from mlflow.pyfunc.scoring_server import infer_and_parse_data
 
 import program.factory
 import program.served
-from optimize.mlflow_model import log_program_model
+from optimize.job.mlflow_model import log_program_model
 from program.loop import GatedRAG
 from program.thresholds import Thresholds
 from tests.conftest import FakeSearch, passage

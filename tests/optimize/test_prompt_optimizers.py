@@ -3,8 +3,8 @@
 import dspy
 import pytest
 
-from optimize.job_config import load_config
-from optimize.prompt_optimizers import build_optimizer
+from optimize.job.config import load_config
+from optimize.job.prompt_optimizers import build_optimizer
 
 
 def metric(example, pred, trace=None, pred_name=None, pred_trace=None):  # GEPA's five arguments

@@ -1,7 +1,7 @@
 """The results log: appended per record, read back for resuming, robust to a line cut short."""
 
-from optimize.records import RecordLog
-from optimize.runner import run_examples
+from optimize.eval.records import RecordLog
+from optimize.eval.runner import run_examples
 from tests.optimize.conftest import FakeProgram, examples, score
 
 

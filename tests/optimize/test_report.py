@@ -1,9 +1,9 @@
 """The report: all systems side by side, plots embedded in the HTML and written beside the Markdown."""
 
-from optimize.records import RecordLog
-from optimize.report import write_report
-from optimize.runner import run_examples
-from optimize.summary import RunSummary, summarize
+from optimize.eval.records import RecordLog
+from optimize.eval.report import write_report
+from optimize.eval.runner import run_examples
+from optimize.eval.summary import RunSummary, summarize
 from tests.optimize.conftest import GOLD, HAND, FakeProgram, examples, score
 
 SYSTEMS = ("gated", "single_pass", "fixed_hops")

@@ -3,9 +3,9 @@
 import dspy
 import pytest
 
-from optimize import runner
-from optimize.records import RecordLog
-from optimize.runner import run_examples
+from optimize.eval import runner
+from optimize.eval.records import RecordLog
+from optimize.eval.runner import run_examples
 from tests.conftest import scripted_lm
 from tests.optimize.conftest import GOLD, FakeProgram, examples, result, score
 

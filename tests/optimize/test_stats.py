@@ -2,7 +2,7 @@
 
 import pytest
 
-from optimize.stats import mean_ci, paired_delta_ci, percentile
+from optimize.eval.stats import mean_ci, paired_delta_ci, percentile
 
 
 def test_a_half_and_half_sample_has_an_interval_around_its_mean():

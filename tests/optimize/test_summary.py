@@ -2,9 +2,9 @@
 
 import pytest
 
-from optimize.records import RecordLog
-from optimize.runner import run_examples
-from optimize.summary import MAIN, summarize
+from optimize.eval.records import RecordLog
+from optimize.eval.runner import run_examples
+from optimize.eval.summary import MAIN, summarize
 from tests.optimize.conftest import GOLD, HAND, FakeProgram, examples, score
 
 

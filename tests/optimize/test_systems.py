@@ -1,6 +1,6 @@
 """The systems share the gated program's search and state, so only the loop differs."""
 
-from optimize import systems
+from optimize.eval import systems
 from program.baselines import FixedHops, SinglePass
 from program.loop import GatedRAG
 from program.thresholds import Thresholds

@@ -3,10 +3,10 @@
 import dspy
 import pytest
 
-from optimize import threshold_search
-from optimize.job_config import load_config
-from optimize.records import RecordLog
-from optimize.threshold_search import Point, all_points, choose, search_thresholds
+from optimize.job import threshold_search
+from optimize.job.config import load_config
+from optimize.eval.records import RecordLog
+from optimize.job.threshold_search import Point, all_points, choose, search_thresholds
 from program.result import Resources, Result, Tokens, Trace
 from program.thresholds import Thresholds
 from metrics import Scorecard

@@ -3,10 +3,10 @@
 import pytest
 from mlflow import MlflowClient
 
-from optimize.records import RecordLog
-from optimize.runner import run_examples
-from optimize.summary import summarize
-from optimize.tracking import RUN_ID_FILE, tracked_run, tracking_uri
+from optimize.eval.records import RecordLog
+from optimize.eval.runner import run_examples
+from optimize.eval.summary import summarize
+from optimize.eval.tracking import RUN_ID_FILE, tracked_run, tracking_uri
 from tests.optimize.conftest import HAND, FakeProgram, examples, score
 
 PARAMS = {"split": "smoke", "systems": "gated", "note": "key sk-test-SECRET-1234"}

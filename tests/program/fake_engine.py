@@ -8,7 +8,7 @@ import threading
 import dspy
 from dspy.utils import DummyLM
 
-from program.answerer import Answerer, Engine
+from program.serving.answerer import Answerer, Engine
 from program.loop import GatedRAG
 from program.settings import Settings
 from tests.conftest import FakeSearch, passage

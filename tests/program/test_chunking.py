@@ -1,6 +1,6 @@
-"""program/chunking.py: paragraphs stay whole, markdown follows headings, code fences never split."""
+"""program/retrieval/chunking.py: paragraphs stay whole, markdown follows headings, code fences never split."""
 
-from program.chunking import Document, chunk_document
+from program.retrieval.chunking import Document, chunk_document
 
 
 def markdown(text: str) -> Document:

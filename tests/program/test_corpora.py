@@ -1,8 +1,8 @@
-"""program/corpora.py: the local and web HotpotQA corpora, read from the shared data folder."""
+"""program/retrieval/corpora.py: the local and web HotpotQA corpora, read from the shared data folder."""
 
 import pytest
 
-from program.corpora import DataNotFoundError, holdout_titles, local_documents, web_documents, wikipedia_url
+from program.retrieval.corpora import DataNotFoundError, holdout_titles, local_documents, web_documents, wikipedia_url
 from program.settings import Settings
 
 

@@ -189,7 +189,7 @@ class Poem(dspy.Signature):
 
 @pytest.mark.real_lm
 def test_real_local_model_stops_generating_when_out_of_time():
-    from program.lm_profiles import build_lm
+    from program.lm.lm_profiles import build_lm
     from program.settings import Settings
 
     with build_lm(Settings(_env_file=None, profile="local"), cache=False) as handle:

@@ -1,4 +1,4 @@
-"""program/embeddings.py: both models load from local files only and embed sensibly."""
+"""program/retrieval/embeddings.py: both models load from local files only and embed sensibly."""
 
 import sys
 
@@ -6,8 +6,8 @@ import huggingface_hub
 import numpy as np
 import pytest
 
-from program import embeddings
-from program.embeddings import assemble_model_dir, load_embedder
+from program.retrieval import embeddings
+from program.retrieval.embeddings import assemble_model_dir, load_embedder
 from program.errors import ModelNotInstalledError
 from program.settings import Settings
 

@@ -8,13 +8,13 @@ import dspy
 import pytest
 from qdrant_client import QdrantClient
 
-from program.chunking import Document
-from program.indexing import index_documents
-from program.lm_profiles import build_lm
+from program.retrieval.chunking import Document
+from program.retrieval.indexing import index_documents
+from program.lm.lm_profiles import build_lm
 from program.loop import GatedRAG
-from program.retriever import HybridSearch
+from program.retrieval.retriever import HybridSearch
 from program.settings import Settings
-from program.web_search import OfflineWeb
+from program.retrieval.web_search import OfflineWeb
 
 LOCAL = [
     ("Scott Derrickson", "Scott Derrickson (born July 16, 1966) is an American director, screenwriter and producer.  He lives in Los Angeles, California."),

@@ -2,8 +2,8 @@
 
 from program.factory import build_program
 from program.settings import Settings
-from program.store import ensure_collection, open_client
-from program.web_search import OfflineWeb
+from program.retrieval.store import ensure_collection, open_client
+from program.retrieval.web_search import OfflineWeb
 
 
 def test_web_none_builds_no_web_backend_even_with_an_offline_corpus(tmp_path):

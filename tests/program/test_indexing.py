@@ -1,13 +1,13 @@
-"""program/indexing.py: idempotent indexing with the real embedding models on a handful of docs."""
+"""program/retrieval/indexing.py: idempotent indexing with the real embedding models on a handful of docs."""
 
 import pytest
 from qdrant_client import QdrantClient
 
-from program.chunking import Document
-from program.embeddings import load_embedder
-from program.indexing import build_indexes, index_documents, point_id
+from program.retrieval.chunking import Document
+from program.retrieval.embeddings import load_embedder
+from program.retrieval.indexing import build_indexes, index_documents, point_id
 from program.settings import Settings
-from program.store import open_client
+from program.retrieval.store import open_client
 
 
 class CountingEmbedder:
@@ -94,9 +94,9 @@ def test_payload_keeps_what_a_passage_needs(embedder):
 def test_build_indexes_fills_both_collections_and_prunes(tmp_path, monkeypatch, real_embedder):
     settings = Settings(data_dir=tmp_path, collection="local_c", web_collection="web_c")
     local = docs(Alpha="Alpha is a lighthouse.", Beta="Beta is a bakery.")
-    monkeypatch.setattr("program.indexing.local_documents", lambda s: local)
-    monkeypatch.setattr("program.indexing.web_documents", lambda s: docs(Gamma="Gamma is a river."))
-    monkeypatch.setattr("program.indexing.load_embedder", lambda s: real_embedder)
+    monkeypatch.setattr("program.retrieval.indexing.local_documents", lambda s: local)
+    monkeypatch.setattr("program.retrieval.indexing.web_documents", lambda s: docs(Gamma="Gamma is a river."))
+    monkeypatch.setattr("program.retrieval.indexing.load_embedder", lambda s: real_embedder)
     stats = build_indexes(settings, progress=False)
     assert (stats["local_c"].embedded, stats["web_c"].embedded) == (2, 1)
     local.pop()  # Beta is now held out: the next build must take it out of the local index

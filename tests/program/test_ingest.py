@@ -6,9 +6,9 @@ import httpx
 import pytest
 from qdrant_client import QdrantClient
 
-from program.embeddings import load_embedder
-from program.ingest import IngestError, check_url, fetch_document, file_document, ingest
-from program.retriever import HybridSearch
+from program.retrieval.embeddings import load_embedder
+from program.retrieval.ingest import IngestError, check_url, fetch_document, file_document, ingest
+from program.retrieval.retriever import HybridSearch
 from program.settings import Settings
 
 PUBLIC = {"docs.example.com": ["93.184.216.34"], "evil.example.com": ["93.184.216.34", "10.0.0.7"],

@@ -7,9 +7,9 @@ import hashlib
 
 import pytest
 
-from program import local_lm
+from program.lm import local_lm
 from program.errors import ModelNotInstalledError
-from program.local_lm import GGUF_SPECS, ModelIntegrityError, assemble_gguf
+from program.lm.local_lm import GGUF_SPECS, ModelIntegrityError, assemble_gguf
 
 MODEL = "qwen2.5-coder-0.5b"
 PARTS = [b"GGUF" + b"a" * 1000, b"b" * 2000, b"c" * 10]

@@ -11,11 +11,11 @@ import pytest
 from mcp import Client, StdioServerParameters
 from qdrant_client import QdrantClient
 
-from program.chunking import Document
-from program.indexing import index_documents
-from program.mcp_server import create_mcp_server
+from program.retrieval.chunking import Document
+from program.retrieval.indexing import index_documents
+from program.serving.mcp_server import create_mcp_server
 from program.settings import PROJECT_ROOT, Settings
-from program.store import open_client
+from program.retrieval.store import open_client
 from tests.program.fake_engine import QUESTION, fake_answerer
 
 PAGES = {

@@ -1,14 +1,14 @@
-"""program/retriever.py: hybrid dense + BM25 search fused by RRF, on a small real index."""
+"""program/retrieval/retriever.py: hybrid dense + BM25 search fused by RRF, on a small real index."""
 
 import copy
 
 import pytest
 from qdrant_client import QdrantClient
 
-from program.chunking import Document
-from program.embeddings import load_embedder
-from program.indexing import index_documents
-from program.retriever import HybridSearch
+from program.retrieval.chunking import Document
+from program.retrieval.embeddings import load_embedder
+from program.retrieval.indexing import index_documents
+from program.retrieval.retriever import HybridSearch
 from program.settings import Settings
 
 PAGES = {

@@ -12,9 +12,9 @@ import httpx
 import pytest
 import uvicorn
 
-from program.answerer import Answerer, Engine
+from program.serving.answerer import Answerer, Engine
 from program.loop import GatedRAG
-from program.service import create_app
+from program.serving.service import create_app
 from program.settings import Settings
 from program.thresholds import Thresholds
 from tests.conftest import FakeSearch, passage

@@ -1,9 +1,9 @@
-"""program/store.py: the collection schema and one embedded client per path."""
+"""program/retrieval/store.py: the collection schema and one embedded client per path."""
 
 from qdrant_client import QdrantClient, models
 
 from program.settings import Settings
-from program.store import DENSE, SPARSE, ensure_collection, open_client
+from program.retrieval.store import DENSE, SPARSE, ensure_collection, open_client
 
 
 def test_collection_has_a_cosine_dense_vector_and_an_idf_sparse_vector():

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from program.settings import Settings
-from program.web_search import OfflineWeb, TavilyWeb, WebResult, WebSearchError, build_web_search
+from program.retrieval.web_search import OfflineWeb, TavilyWeb, WebResult, WebSearchError, build_web_search
 from tests.conftest import FakeSearch, passage, send_json
 
 SECRET = "tvly-dev-SECRET0123456789"

@@ -1,0 +1,1 @@
+"""The eval harness: labelled examples, systems, the resumable runner, the summary and its report."""

@@ -1,0 +1,42 @@
+"""One eval run: each system over the examples, then the report, summary and MLflow logs.
+
+The caller brings ready programs, a scorer and a configured DSPy LM (see `optimize.cli`), so
+this recipe runs the same under a fake program in tests. Finished examples are in
+results.jsonl the moment they finish; an interrupted run resumes from there.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import dspy
+
+from optimize.eval.records import Record, RecordLog
+from optimize.eval.report import write_report
+from optimize.eval.run_config import EvalConfig
+from optimize.eval.runner import Score, run_examples
+from optimize.eval.summary import RunSummary, summarize
+from optimize.eval.tracking import tracked_run
+from program.settings import Settings
+
+RESULTS = "results.jsonl"
+
+
+def run_eval(config: EvalConfig, settings: Settings, folder: Path, programs: dict[str, dspy.Module],
+             examples: list[dspy.Example], score: Score, threads: int = 1, params: dict | None = None,
+             progress: bool = True) -> RunSummary:
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / "config.json").write_text(config.model_dump_json(indent=2), encoding="utf-8")
+    log = RecordLog(folder / RESULTS)
+    with tracked_run(settings, folder, config.model_dump() | (params or {})) as tracking:
+        records: list[Record] = []
+        for name, program in programs.items():
+            records += run_examples(program, examples, name, log, score, threads, config.time_limit_s, progress,
+                                    hide_gold=config.hide_gold)
+        summary = summarize(records, config.run_id, split=config.split, dataset=config.dataset,
+                            program=config.program, profile=config.profile, model=config.model, judge=config.judge,
+                            web=config.web, hide_gold=config.hide_gold)
+        written = write_report(records, summary, folder)
+        tracking.log_summary(summary)
+        tracking.log_files([*written, log.path], folder)
+    return summary

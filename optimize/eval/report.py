@@ -1,0 +1,137 @@
+"""The eval report: all systems side by side, as report.md (+ plots/*.png), report.html and summary.json.
+
+Sections: the headline metrics with 95% CIs (quality, abstention, LM cost, latency, web use
+against the holdout labels), the other metrics, latency, what the loop did (actions, judge
+rounds, endings, gate rules), web-holdout vs local-only questions, question types, and the
+worst examples with their traces. `write_report` is the only entry point; it reads records and a summary and
+writes files, nothing else.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from optimize.eval import plots
+from optimize.eval.document import Block, Code, Figure, Heading, Table, Text, to_html, to_markdown
+from optimize.eval.records import Record
+from optimize.eval.summary import MAIN, METRICS, RunSummary, SystemSummary
+from optimize.eval.stats import Estimate
+
+FIGURES = "plots"
+# the overall table's first rows, in this order; the other metrics follow in their own table
+HEADLINE = (*MAIN, "abstained", "lm_calls", "prompt_tokens")
+LABELS = {"abstained": "abstention rate", "lm_calls": "LM calls / question", "prompt_tokens": "prompt tokens / question"}
+
+
+def write_report(records: list[Record], summary: RunSummary, folder: Path) -> list[Path]:
+    """Write the report files into `folder`; returns their paths."""
+    blocks = report_blocks(records, summary)
+    (folder / FIGURES).mkdir(parents=True, exist_ok=True)
+    written = []
+    for figure in (b for b in blocks if isinstance(b, Figure)):
+        (folder / FIGURES / figure.name).write_bytes(figure.png)
+        written.append(folder / FIGURES / figure.name)
+    files = {"report.md": to_markdown(blocks, FIGURES), "report.html": to_html(blocks, f"gatedrag eval {summary.run_id}"),
+             "summary.json": summary.model_dump_json(indent=2)}
+    for name, text in files.items():
+        (folder / name).write_text(text, encoding="utf-8")
+        written.append(folder / name)
+    return written
+
+
+def report_blocks(records: list[Record], summary: RunSummary) -> list[Block]:
+    systems = summary.systems
+    seconds = {s.system: [r.seconds for r in records if r.system == s.system] for s in systems}
+    return [
+        Heading(f"gatedrag eval: {summary.run_id}", 1),
+        Text(f"{summary.dataset} {summary.split}, {systems[0].n if systems else 0} questions; program {summary.program}; "
+             f"LM {summary.model} ({summary.profile}); support judge {summary.judge}{_conditions(summary)}. "
+             "Means over all questions (timeouts and errors included, scored as what they returned) "
+             "with 95% bootstrap confidence intervals."),
+        Heading("Overall"), _overall(systems),
+        Text("EM and F1 score the short answer; an abstention scores as no answer. Web precision: of the questions "
+             "that searched the web, the share with a held-out gold paragraph; web recall: of the questions with a "
+             "held-out gold paragraph, the share that searched the web."),
+        Figure("metrics.png", plots.metrics_chart(summary), "main metrics per system, 95% CI"),
+        Heading("Other metrics"), _metrics_table([m for m in METRICS if m not in HEADLINE], systems),
+        Heading("Latency"), Figure("latency.png", plots.latency_chart(seconds), "seconds per question, p50 and p95 marked"),
+        Heading("What the loop did"),
+        Figure("actions.png", plots.actions_chart(summary), "loop actions per question; questions by judge rounds"),
+        _counts_table("ended", {s.system: s.ended for s in systems}),
+        Heading("Gate rules", 3), _rules(systems),
+        Heading("Web-holdout vs local-only questions"),
+        Text("A web-holdout question has one gold paragraph kept out of the local index: only a web search finds it."),
+        _slice_table("questions", {s.system: s.by_holdout for s in systems}),
+        Heading("By question type"),
+        Text("HotpotQA's type (bridge, comparison) where known, else the type the program gave the question."),
+        _slice_table("type", {s.system: s.by_type for s in systems}),
+        Heading("Worst examples"), *[b for s in systems for b in _worst(s, records)],
+    ]
+
+
+def _conditions(summary: RunSummary) -> str:
+    """The run's retrieval conditions, for the header: the web backend, and whether gold was hidden."""
+    web = f"; web {summary.web}" if summary.web else ""
+    return web + ("; each question's gold paragraphs hidden from retrieval" if summary.hide_gold else "")
+
+
+def _overall(systems: list[SystemSummary]) -> Table:
+    table = _metrics_table([m for m in HEADLINE if m in METRICS], systems)
+    table.rows += [["latency p50 (s)", *(f"{s.latency_p50_s:.1f}" for s in systems)],
+                   ["latency p95 (s)", *(f"{s.latency_p95_s:.1f}" for s in systems)],
+                   ["web precision (holdout)", *(str(s.web_precision) for s in systems)],
+                   ["web recall (holdout)", *(str(s.web_recall) for s in systems)],
+                   ["status", *(", ".join(f"{k} {v}" for k, v in s.status.items()) for s in systems)]]
+    return table
+
+
+def _metrics_table(names: list[str], systems: list[SystemSummary]) -> Table:
+    rows = [[LABELS.get(m, m), *(str(s.metrics[m]) for s in systems)] for m in names]
+    return Table(["metric", *(s.system for s in systems)], rows)
+
+
+def _rules(systems: list[SystemSummary]) -> Block:
+    """Steps each gate rule chose, with the count per question."""
+    if not any(s.rules for s in systems):
+        return Text("No gate rule was recorded (baselines, and results from before rules were traced, have none).")
+    return _counts_table("gate rule", {s.system: {rule: f"{k} ({k / s.n:.2f}/q)" for rule, k in s.rules.items()}
+                                       for s in systems})
+
+
+def _counts_table(label: str, counts: dict[str, dict[str, int | str]]) -> Table:
+    keys = list(dict.fromkeys(k for c in counts.values() for k in c))
+    return Table([label, *counts], [[k, *(str(c.get(k, 0)) for c in counts.values())] for k in keys])
+
+
+def _slice_table(label: str, slices: dict[str, dict[str, dict[str, Estimate]]]) -> Table:
+    rows = [[system, name, str(next(iter(means.values())).n), *(f"{means[m].mean:.3f}" for m in MAIN)]
+            for system, by_name in slices.items() for name, means in by_name.items()]
+    return Table(["system", label, "n", *MAIN], rows)
+
+
+def _worst(system: SystemSummary, records: list[Record]) -> list[Block]:
+    by_qid = {r.qid: r for r in records if r.system == system.system}
+    blocks: list[Block] = [Heading(system.system, 3)]
+    for record in (by_qid[q] for q in system.worst):
+        blocks += [Text(f"{record.qid} [{record.status}] composite {record.scores.composite:.2f}. "
+                        f"Q: {record.question} Gold: {record.gold}.{_short_answer(record)} Answer: {record.answer or '(none)'}"
+                        + (f" Error: {record.error}" if record.error else "")),
+                   Code(_trace(record))]
+    return blocks
+
+
+def _short_answer(record: Record) -> str:
+    if record.result is None:
+        return ""
+    if record.result.abstained:
+        return " Abstained."
+    return f" Short answer: {record.result.short_answer}." if record.result.short_answer else ""
+
+
+def _trace(record: Record) -> str:
+    if record.result is None:
+        return "(no trace: the example was given up)"
+    lines = [f"{s.action:<15} {s.duration_s:>6.1f}s  {s.reason}" + (f"  [rule {s.rule}]" if s.rule else "")
+             + (f"\n{'':<24}queries: {s.queries}" if s.queries else "")
+             + (f"  top scores: {s.top_scores}" if s.top_scores else "") for s in record.result.trace.steps]
+    return "\n".join(lines + [f"ended: {record.result.trace.ended}; feedback: {record.scores.feedback}"])

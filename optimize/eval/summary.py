@@ -1,0 +1,126 @@
+"""What an eval run found, per system: metric means with 95% CIs, latency, loop behaviour, slices.
+
+`summarize(records, ...)` turns records into `RunSummary`, the pydantic model written as
+summary.json, rendered by `optimize.eval.report` and logged to MLflow. Every record counts in the
+means, timeouts and errors included (scored as what they returned, or as no answer). The
+abstention rate is the mean of the `abstained` metric. Web use is scored against the holdout
+labels: precision is the share of web-searching questions that had a held-out gold paragraph,
+recall the share of such questions that searched the web. This module does not plot or write files.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+
+from pydantic import BaseModel, computed_field
+
+from metrics import Scorecard
+from optimize.eval.records import Record
+from optimize.eval.stats import Estimate, mean_ci, percentile
+
+NUMERIC = (int, float, bool)
+METRICS = tuple(name for name, field in Scorecard.model_fields.items() if field.annotation in NUMERIC)
+# the quality metrics shown per slice; the cost ones (tokens, calls, dollars) only overall
+MAIN = tuple(m for m in ("composite", "exact_match", "f1", "evidence_recall", "citation_recall", "citation_precision")
+             if m in METRICS)
+WORST = 5
+
+
+class Share(BaseModel):
+    """`hits` of `n` questions; the rate is None when there were none to count."""
+
+    hits: int
+    n: int
+
+    @computed_field
+    @property
+    def rate(self) -> float | None:
+        return self.hits / self.n if self.n else None
+
+    def __str__(self) -> str:
+        return f"{self.rate:.2f} ({self.hits}/{self.n})" if self.n else "–"
+
+
+class SystemSummary(BaseModel):
+    system: str
+    n: int
+    status: dict[str, int]
+    metrics: dict[str, Estimate]
+    latency_p50_s: float
+    latency_p95_s: float
+    actions: dict[str, int]
+    iterations: dict[str, int]  # judge rounds -> examples
+    ended: dict[str, int]
+    rules: dict[str, int]  # gate rule -> steps it chose, over all questions
+    web_precision: Share  # of the questions that searched the web, those with a held-out gold paragraph
+    web_recall: Share  # of the questions with a held-out gold paragraph, those that searched the web
+    by_holdout: dict[str, dict[str, Estimate]]
+    by_type: dict[str, dict[str, Estimate]]
+    worst: list[str]  # qids, lowest composite first
+
+
+class RunSummary(BaseModel):
+    run_id: str
+    split: str
+    dataset: str
+    program: str
+    profile: str
+    model: str
+    judge: str
+    web: str | None = None  # the web backend, when the run recorded it
+    hide_gold: bool = False  # each question's gold paragraphs were hidden from retrieval
+    systems: list[SystemSummary]
+
+
+def summarize(records: list[Record], run_id: str, **about: str | bool | None) -> RunSummary:
+    systems = list(dict.fromkeys(r.system for r in records))
+    return RunSummary(run_id=run_id, systems=[summarize_system([r for r in records if r.system == s]) for s in systems],
+                      **about)
+
+
+def summarize_system(records: list[Record]) -> SystemSummary:
+    seconds = [r.seconds for r in records]
+    traces = [r.result.trace for r in records if r.result]
+    return SystemSummary(
+        system=records[0].system, n=len(records), status=_counts(r.status for r in records),
+        metrics=_means(records, METRICS), latency_p50_s=percentile(seconds, 50), latency_p95_s=percentile(seconds, 95),
+        actions=_counts(s.action for t in traces for s in t.steps),
+        iterations=_counts(str(t.resources.iterations) for t in traces), ended=_counts(t.ended for t in traces),
+        rules=_counts(s.rule for t in traces for s in t.steps if s.rule),
+        web_precision=_share(records, of=_searched_web, hit=_has_holdout),
+        web_recall=_share(records, of=_has_holdout, hit=_searched_web),
+        by_holdout=_slices(records, lambda r: "web holdout" if _has_holdout(r) else "local only"),
+        by_type=_slices(records, lambda r: r.question_type),
+        worst=[r.qid for r in sorted(records, key=lambda r: _score(r, "composite"))[:WORST]])
+
+
+def _means(records: list[Record], names: tuple[str, ...]) -> dict[str, Estimate]:
+    return {name: mean_ci([_score(r, name) for r in records]) for name in names}
+
+
+def _slices(records: list[Record], key) -> dict[str, dict[str, Estimate]]:
+    groups: dict[str, list[Record]] = {}
+    for record in records:
+        groups.setdefault(key(record), []).append(record)
+    return {name: _means(group, MAIN) for name, group in sorted(groups.items())}
+
+
+def _share(records: list[Record], of, hit) -> Share:
+    counted = [r for r in records if of(r)]
+    return Share(hits=sum(hit(r) for r in counted), n=len(counted))
+
+
+def _searched_web(record: Record) -> bool:
+    return record.result is not None and record.result.trace.resources.web_searches > 0
+
+
+def _has_holdout(record: Record) -> bool:
+    return bool(record.holdout_title)
+
+
+def _score(record: Record, name: str) -> float:
+    return float(getattr(record.scores, name))
+
+
+def _counts(values) -> dict[str, int]:
+    return dict(Counter(values).most_common())

@@ -1,0 +1,104 @@
+"""MLflow logging for eval runs: params, per-system figures, and the report files as artifacts.
+
+The store is MLFLOW_TRACKING_URI when set, else a local SQLite file in the data dir (MLflow 3
+deprecates the plain-folder store) with artifacts beside it. One eval run folder is one MLflow
+run: its id is kept in the folder, so a resumed eval continues the same MLflow run. A run that
+raises ends FAILED, an interrupted one KILLED, never left RUNNING. Only the params given are
+logged, and any value holding a configured secret is dropped. This module does not evaluate.
+"""
+
+from __future__ import annotations
+
+import time
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Iterator
+
+from mlflow import MlflowClient
+from mlflow.entities import Metric, Param, RunStatus
+from mlflow.exceptions import MlflowException
+
+from optimize.eval.summary import RunSummary
+from program.settings import Settings
+
+EXPERIMENT = "gatedrag-eval"
+RUN_ID_FILE = "mlflow_run_id"
+
+
+def tracking_uri(settings: Settings) -> str:
+    return settings.mlflow_tracking_uri or f"sqlite:///{(settings.data_dir / 'mlflow.db').resolve()}"
+
+
+@contextmanager
+def tracked_run(settings: Settings, folder: Path, params: dict[str, object],
+                experiment: str = EXPERIMENT) -> Iterator[EvalTracking]:
+    """An MLflow run for the job in `folder` (resumed when the folder has one), ended by status."""
+    client = MlflowClient(tracking_uri(settings))
+    run_id = _resume(client, folder) or _create(client, settings, folder, experiment)
+    client.log_batch(run_id, params=[Param(k, str(v)) for k, v in _without_secrets(params, settings).items()])
+    try:
+        yield EvalTracking(client, run_id)
+    except KeyboardInterrupt:
+        client.set_terminated(run_id, RunStatus.to_string(RunStatus.KILLED))
+        raise
+    except BaseException:
+        client.set_terminated(run_id, RunStatus.to_string(RunStatus.FAILED))
+        raise
+    client.set_terminated(run_id, RunStatus.to_string(RunStatus.FINISHED))
+
+
+class EvalTracking:
+    def __init__(self, client: MlflowClient, run_id: str):
+        self.client, self.run_id = client, run_id
+
+    def log_summary(self, summary: RunSummary) -> None:
+        """Per-system metrics, prefixed by the system: gated.f1, gated.abstained (the abstention rate),
+        gated.web_recall, gated.rule_<name> (steps the rule chose), single_pass.latency_p50_s, ..."""
+        metrics, now = [], int(time.time() * 1000)
+        for system in summary.systems:
+            web = {"web_precision": system.web_precision.rate, "web_recall": system.web_recall.rate}
+            values = {name: e.mean for name, e in system.metrics.items()} | {
+                "latency_p50_s": system.latency_p50_s, "latency_p95_s": system.latency_p95_s, "n": system.n,
+                **{f"status_{k}": v for k, v in system.status.items()},
+                **{k: v for k, v in web.items() if v is not None},  # no rate without questions to count
+                **{f"rule_{k}": v for k, v in system.rules.items()}}
+            metrics += [Metric(f"{system.system}.{k}", float(v), now, 0) for k, v in values.items()]
+        self.client.log_batch(self.run_id, metrics=metrics)
+
+    def log_metrics(self, values: dict[str, float], step: int = 0) -> None:
+        now = int(time.time() * 1000)
+        self.client.log_batch(self.run_id, metrics=[Metric(k, float(v), now, step) for k, v in values.items()])
+
+    def log_files(self, paths: list[Path], root: Path) -> None:
+        for path in paths:
+            parent = path.parent.relative_to(root).as_posix()
+            self.client.log_artifact(self.run_id, str(path), None if parent == "." else parent)
+
+
+def _resume(client: MlflowClient, folder: Path) -> str | None:
+    saved = folder / RUN_ID_FILE
+    if not saved.exists():
+        return None
+    run_id = saved.read_text().strip()
+    try:
+        client.update_run(run_id, status=RunStatus.to_string(RunStatus.RUNNING))
+    except MlflowException:
+        return None  # the store was moved or wiped: start a fresh MLflow run
+    return run_id
+
+
+def _create(client: MlflowClient, settings: Settings, folder: Path, name: str) -> str:
+    experiment = client.get_experiment_by_name(name)
+    if experiment is not None:
+        experiment_id = experiment.experiment_id
+    else:  # subtle: for the local store, keep artifacts in the data dir, not ./mlruns of whatever cwd
+        location = None if settings.mlflow_tracking_uri else (settings.data_dir / "mlartifacts").resolve().as_uri()
+        experiment_id = client.create_experiment(name, artifact_location=location)
+    run_id = client.create_run(experiment_id, run_name=folder.name).info.run_id
+    (folder / RUN_ID_FILE).write_text(run_id)
+    return run_id
+
+
+def _without_secrets(params: dict[str, object], settings: Settings) -> dict[str, object]:
+    secrets = [s.get_secret_value() for s in (settings.openai_api_key, settings.tavily_api_key, settings.qdrant_api_key) if s]
+    return {k: v for k, v in params.items() if not any(secret in str(v) for secret in secrets)}

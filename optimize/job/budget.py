@@ -1,0 +1,99 @@
+"""Hard caps on an optimize job's LM spending, and the dry-run estimate of what it will spend.
+
+`SpendingGuard` is a DSPy callback that counts every LM call and its tokens (cache hits count
+as calls, not tokens: they cost nothing). The job asks `check()` between questions, trials and
+phases; past a cap it raises `BudgetExceeded` and the job stops cleanly with its best so far.
+`estimate()` multiplies the job's questions by the per-question costs measured on smoke.
+This module does not run LM calls.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import threading
+from pathlib import Path
+
+from dspy.utils.callback import BaseCallback
+from pydantic import BaseModel
+
+from metrics.cost import dollars
+from optimize.job.config import Caps, OptimizeConfig
+
+# measured with bench/smoke_loop.py on the local 0.5B: LM calls and tokens per gated question
+CALLS_PER_QUESTION = 6.8
+PROMPT_TOKENS_PER_CALL = 875
+COMPLETION_TOKENS_PER_CALL = 90
+
+
+class BudgetExceeded(RuntimeError):
+    pass
+
+
+class SpendingGuard(BaseCallback):
+    """`ledger`: a JSON file the counts are kept in after every call, so a resumed job (even
+    after a kill) goes on from what the killed one spent instead of starting its caps at zero."""
+
+    def __init__(self, caps: Caps, model: str, ledger: Path | None = None):
+        self.caps, self.model, self.ledger = caps, model, ledger
+        spent = json.loads(ledger.read_text()) if ledger is not None and ledger.is_file() else {}
+        self.calls = spent.get("calls", 0)
+        self.prompt_tokens = spent.get("prompt_tokens", 0)
+        self.completion_tokens = spent.get("completion_tokens", 0)
+        self._lock = threading.Lock()
+
+        self._started: dict[str, object] = {}
+
+    def on_lm_start(self, call_id, instance, inputs):
+        self._started[call_id] = instance
+
+    def on_lm_end(self, call_id, outputs, exception=None):
+        lm = self._started.pop(call_id, None)
+        # subtle: one LM serves one request at a time here, so its last history entry is this
+        # call; a cache hit keeps its old usage there, but costs nothing now
+        entry = lm.history[-1] if lm is not None and getattr(lm, "history", None) else {}
+        hit = getattr(entry.get("response"), "cache_hit", False)
+        usage = {} if hit else entry.get("usage") or {}
+        with self._lock:
+            self.calls += 1
+            self.prompt_tokens += usage.get("prompt_tokens") or usage.get("input_tokens") or 0
+            self.completion_tokens += usage.get("completion_tokens") or usage.get("output_tokens") or 0
+            self._save()
+
+    def _save(self) -> None:
+        if self.ledger is None:
+            return
+        tmp = self.ledger.with_suffix(".tmp")
+        tmp.write_text(json.dumps({"calls": self.calls, "prompt_tokens": self.prompt_tokens,
+                                   "completion_tokens": self.completion_tokens}))
+        os.replace(tmp, self.ledger)
+
+    @property
+    def dollars(self) -> float | None:
+        return dollars(self.model, self.prompt_tokens, self.completion_tokens)
+
+    def check(self) -> None:
+        spent = {"lm_calls": self.calls, "tokens": self.prompt_tokens + self.completion_tokens, "dollars": self.dollars}
+        for cap, value in spent.items():
+            limit = getattr(self.caps, cap)
+            if limit is not None and value is not None and value >= limit:
+                raise BudgetExceeded(f"the {cap} cap of {limit} is reached ({value:g} spent)")
+
+
+class Estimate(BaseModel):
+    phases: dict[str, int]  # questions run per phase
+    lm_calls: int
+    prompt_tokens: int
+    completion_tokens: int
+    dollars: float | None
+
+
+def estimate(config: OptimizeConfig, val_size: int, train_size: int, model: str) -> Estimate:
+    """An upper bound: every threshold trial is counted as if none of its calls were cached."""
+    demos_runs = train_size * (config.candidates + 1)
+    phases = {"baseline eval": val_size, "prompt optimization": demos_runs,
+              "threshold trials": val_size * config.threshold_trials, "compiled eval": val_size}
+    calls = round(sum(phases.values()) * CALLS_PER_QUESTION)
+    prompt, completion = calls * PROMPT_TOKENS_PER_CALL, calls * COMPLETION_TOKENS_PER_CALL
+    return Estimate(phases=phases, lm_calls=calls, prompt_tokens=prompt, completion_tokens=completion,
+                    dollars=dollars(model, prompt, completion))

@@ -1,0 +1,173 @@
+"""The recipes behind `python -m optimize` (the job, `run`) and `python -m optimize export`.
+
+`run` reads the config (preset, then `--config FILE`, then flags), picks the run folder (a new
+one, `--resume RUN_ID`, or by default the last unfinished run with the same config), builds or
+reuses the indexes, starts the LM with DSPy's cache on (threshold trials reuse its calls), and
+runs `optimize.job.job.Job`. `--dry-run` prints the estimated LM spending and stops.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from program.cli import INTERRUPTED, UsageError
+from program.cli import settings_from_args
+
+EXPERIMENT = "gatedrag-optimize"
+
+
+def run_command(args: argparse.Namespace) -> int:
+    from optimize.eval.examples import load_split
+    from optimize.job.config import load_config
+
+    settings = settings_from_args(args, profile="profile", local_model="local_model", data_dir="data_dir")
+    config = load_config(args.preset, args.config, _overrides(args))
+    train = load_split(settings, "train", config.train_limit)
+    val = load_split(settings, config.val_split, config.val_limit)
+    model = settings.local_model if settings.resolved_profile == "local" else settings.openai_model
+    if args.dry_run:
+        return _dry_run(config, len(val), len(train), model)
+    folder = _folder(settings, config, args.resume)
+    print(f"optimize run {folder.name}: {len(train)} train, {len(val)} {config.val_split} questions -> {folder}",
+          file=sys.stderr)
+    return _run(config, settings, folder, model, train, val, args.progress)
+
+
+def _run(config, settings, folder: Path, model: str, train, val, progress: bool) -> int:
+    import dspy
+
+    from optimize.job.budget import BudgetExceeded, SpendingGuard
+    from optimize.job.job import PROGRAM, Job
+    from optimize.eval.tracking import tracked_run
+    from program.factory import build_program
+    from program.lm.lm_profiles import build_lm
+
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / "config.json").write_text(config.model_dump_json(indent=2), encoding="utf-8")
+    uncompiled = _program(settings, build_program)
+    guard = SpendingGuard(config.caps, model, ledger=folder / "spent.json")
+    params = config.model_dump(exclude={"caps"}) | {f"cap.{k}": v for k, v in config.caps.model_dump().items()} | {
+        "profile": settings.resolved_profile, "model": model}
+    try:
+        with build_lm(settings, cache=True) as handle, tracked_run(settings, folder, params, EXPERIMENT) as tracking:
+            print(f"profile: {handle.description}", file=sys.stderr)
+            dspy.configure(lm=handle.lm, adapter=dspy.JSONAdapter(), track_usage=True, callbacks=[guard])
+            tracking.log_files([folder / "config.json"], folder)
+            summary = Job(config, settings, folder, model, guard, tracking, progress).run(uncompiled, train, val)
+    except BudgetExceeded as stop:
+        print(f"stopped: {stop}. What finished is in {folder}; raise the cap and resume with --resume {folder.name}",
+              file=sys.stderr)
+        return 3
+    except KeyboardInterrupt:
+        print(f"\ninterrupted: resume with `python -m optimize --resume {folder.name}`", file=sys.stderr)
+        return INTERRUPTED
+    print(_final_table(summary))
+    print(f"compiled program: {folder / PROGRAM}\nreport: {folder / 'eval' / 'report.html'}")
+    return 0
+
+
+def _program(settings, build_program):
+    from program.factory import IndexMissingError
+    from program.retrieval.indexing import build_indexes
+
+    try:
+        return build_program(settings)
+    except IndexMissingError:
+        print("no index yet: building it (once)", file=sys.stderr)
+        build_indexes(settings, progress=True)
+        return build_program(settings)
+
+
+def _folder(settings, config, resume: str | None) -> Path:
+    from optimize.job.job import STATE, JobState
+
+    runs = settings.data_dir / "runs"
+    if resume:
+        folder = Path(resume) if Path(resume).is_dir() else runs / resume
+        if not (folder / "config.json").is_file():
+            raise UsageError(f"no optimize run {resume!r} under {runs}")
+        return folder
+    # by default, continue the last unfinished run of this same config
+    folder = runs / config.run_id
+    state = JobState.read(folder) if (folder / STATE).exists() else None
+    if state is not None and "done" in state.done:
+        print(f"{folder.name} already finished; its results stand (pass --resume to re-open it)", file=sys.stderr)
+    return folder
+
+
+def _dry_run(config, val_size: int, train_size: int, model: str) -> int:
+    from optimize.job.budget import estimate
+
+    e = estimate(config, val_size, train_size, model)
+    print(f"dry run of preset {config.preset} ({config.optimizer}), nothing spent:")
+    for phase, questions in e.phases.items():
+        print(f"  {phase:<22} {questions:>5} questions")
+    cost = "unknown price" if e.dollars is None else f"${e.dollars:.2f}"
+    print(f"  at most ~{e.lm_calls} LM calls, {e.prompt_tokens:,} prompt + {e.completion_tokens:,} completion tokens, {cost}")
+    return 0
+
+
+def _overrides(args: argparse.Namespace) -> dict:
+    caps = {k: getattr(args, f"max_{k}") for k in ("lm_calls", "tokens", "dollars") if getattr(args, f"max_{k}") is not None}
+    flags = {k: getattr(args, k) for k in ("optimizer", "train_limit", "val_limit", "threshold_trials", "latency_weight",
+                                           "latency_budget_s")}
+    return flags | ({"caps": caps} if caps else {})
+
+
+def _final_table(summary) -> str:
+    from optimize.eval.document import Table, to_text
+
+    by = {s.system: s for s in summary.systems}
+    base, comp = by["baseline"], by["compiled"]
+    rows = []
+    for metric in ("composite", "f1", "evidence_recall", "citation_recall", "citation_precision"):
+        b, c = base.metrics[metric], comp.metrics[metric]
+        rows.append([metric, str(b), str(c), f"{c.mean - b.mean:+.3f}"])
+    rows.append(["latency p50 s", f"{base.latency_p50_s:.1f}", f"{comp.latency_p50_s:.1f}",
+                 f"{comp.latency_p50_s - base.latency_p50_s:+.1f}"])
+    return to_text(Table(["metric", "baseline (95% CI)", "compiled (95% CI)", "delta"], rows))
+
+
+def export_command(args: argparse.Namespace) -> int:
+    from optimize.job.export_prompts import export_prompts
+    from optimize.job.job import PROGRAM
+
+    settings = settings_from_args(args, data_dir="data_dir")
+    folder = Path(args.run_id) if Path(args.run_id).is_dir() else settings.data_dir / "runs" / args.run_id
+    if not (folder / PROGRAM).is_file():
+        raise UsageError(f"no compiled program in {folder}: has the run finished its threshold phase?")
+    if not args.prompts:
+        raise UsageError("say what to export: --prompts")
+    for path in export_prompts(folder / PROGRAM, args.out or folder / "prompts"):
+        print(path)
+    return 0
+
+
+def add_parsers(sub, positive_int) -> None:
+    run = sub.add_parser("run", help="compile prompts and thresholds (the default command); resumable")
+    run.add_argument("--preset", default="quick", help="datasets/optimize/<preset>.toml (quick, full)")
+    run.add_argument("--config", type=Path, help="a TOML file overriding the preset")
+    run.add_argument("--optimizer", choices=["bootstrap", "mipro", "gepa"])
+    run.add_argument("--train-limit", type=positive_int)
+    run.add_argument("--val-limit", type=positive_int)
+    run.add_argument("--threshold-trials", type=int)
+    run.add_argument("--latency-weight", type=float, help="how much latency counts when choosing on the Pareto front")
+    run.add_argument("--latency-budget-s", type=float, help="choose the best quality within this latency instead")
+    run.add_argument("--max-lm-calls", type=positive_int)
+    run.add_argument("--max-tokens", type=positive_int)
+    run.add_argument("--max-dollars", type=float)
+    run.add_argument("--resume", metavar="RUN_ID", help="continue this run (default: the last unfinished one of this config)")
+    run.add_argument("--dry-run", action="store_true", help="estimate LM calls and cost, spend nothing")
+    run.add_argument("--profile", choices=["local", "openai"])
+    run.add_argument("--local-model", choices=["qwen2.5-coder-0.5b", "qwen2.5-coder-1.5b"])
+    run.add_argument("--data-dir", type=Path)
+    run.add_argument("--no-progress", dest="progress", action="store_false")
+    run.set_defaults(run=run_command)
+    export = sub.add_parser("export", help="write a run's compiled prompts as readable text")
+    export.add_argument("run_id")
+    export.add_argument("--prompts", action="store_true")
+    export.add_argument("--out", type=Path)
+    export.add_argument("--data-dir", type=Path)
+    export.set_defaults(run=export_command)

@@ -1,0 +1,81 @@
+"""What an optimize job does, as one typed config: a preset file, then a config file, then flags.
+
+Presets live in `datasets/optimize/<name>.toml` (data and config, not code). The job's run id
+hashes the config, so the same config resumes its own run. This module reads and checks
+config; it runs nothing.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import tomllib
+from pathlib import Path
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from program.settings import PROJECT_ROOT
+
+PRESETS = PROJECT_ROOT / "datasets" / "optimize"
+
+
+class Caps(BaseModel):
+    """Hard limits for the whole job; hitting one stops it cleanly with its best so far."""
+
+    model_config = ConfigDict(extra="forbid")
+    lm_calls: int | None = Field(None, ge=1)
+    tokens: int | None = Field(None, ge=1)
+    dollars: float | None = Field(None, gt=0)
+
+
+class OptimizeConfig(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    preset: str = "quick"
+    optimizer: Literal["bootstrap", "mipro", "gepa"] = "bootstrap"
+    train_limit: int = Field(6, ge=1, description="first N questions of train_100.json used to compile")
+    val_split: Literal["smoke", "dev"] = "smoke"
+    val_limit: int | None = Field(None, ge=1, description="first N questions of the validation split; all when unset")
+    max_demos: int = Field(1, ge=0, le=8, description="bootstrapped demos per predictor: each adds prompt tokens")
+    candidates: int = Field(0, ge=0, description="BootstrapFewShotWithRandomSearch candidates; 0 = plain BootstrapFewShot")
+    threshold_trials: int = Field(8, ge=0)
+    search_space: Literal["quick", "full"] = "quick"
+    latency_weight: float = Field(0.3, ge=0, description="trade-off when choosing the operating point on the Pareto front")
+    latency_budget_s: float | None = Field(None, gt=0, description="if set, the best quality under this p50 wins instead")
+    time_limit_s: float = Field(150.0, gt=0, description="per question; the loop then answers with its draft")
+    caps: Caps = Caps()
+    seed: int = 20240501
+
+    @property
+    def run_id(self) -> str:
+        digest = hashlib.sha256(self.model_dump_json().encode()).hexdigest()[:8]
+        return f"optimize-{self.preset}-{self.optimizer}-{digest}"
+
+
+def load_config(preset: str = "quick", config_file: Path | None = None, overrides: dict | None = None) -> OptimizeConfig:
+    """The preset's values, updated by the config file's, updated by the flags set."""
+    values = _read_toml(_preset_path(preset)) | {"preset": preset}
+    if config_file is not None:
+        values |= _read_toml(config_file)
+    values |= {k: v for k, v in (overrides or {}).items() if v is not None}
+    try:
+        return OptimizeConfig.model_validate(values)
+    except ValidationError as error:
+        raise ValueError(f"bad optimize config: {error.errors()[0]['loc']}: {error.errors()[0]['msg']}") from None
+
+
+def _preset_path(name: str) -> Path:
+    path = PRESETS / f"{name}.toml"
+    if not path.is_file():
+        known = ", ".join(sorted(p.stem for p in PRESETS.glob("*.toml")))
+        raise ValueError(f"no preset {name!r}; known presets: {known}")
+    return path
+
+
+def _read_toml(path: Path) -> dict:
+    if not path.is_file():
+        raise ValueError(f"no config file at {path}")
+    try:
+        return tomllib.loads(path.read_text(encoding="utf-8"))
+    except tomllib.TOMLDecodeError as error:
+        raise ValueError(f"{path} is not valid TOML: {error}") from None

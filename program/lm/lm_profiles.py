@@ -1,0 +1,108 @@
+"""The LM profiles: `local` (the bundled Qwen2.5-Coder on llama.cpp) and `openai` (any LiteLLM model).
+
+`build_lm(settings)` returns an `LMHandle`: the `dspy.LM`, what it is, and `close()` for
+whatever it started. This module does not call `dspy.configure` (the caller does, once) and
+does not choose the adapter.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import dspy
+
+from program.lm.local_lm import LocalServer, assemble_gguf
+from program.settings import Settings
+
+PROFILES = ("local", "openai")
+LLAMACPP = "llamacpp"  # the provider id our llama.cpp server is declared under
+_ABANDONED: list = []  # servers left running after Ctrl-C, until the process exits
+
+
+@dataclass
+class LMHandle:
+    lm: dspy.LM = field(repr=False)  # its kwargs can hold an API key
+    profile: str
+    description: str
+    _server: LocalServer | None = field(default=None, repr=False)
+
+    def close(self) -> None:
+        self.lm.close()
+        if self._server is not None:
+            self._server.close()
+            self._server = None
+
+    def __enter__(self) -> LMHandle:
+        return self
+
+    def __exit__(self, exc_type, *exc) -> None:
+        # subtle: llama.cpp's server stops in its destructor, which waits for the request in
+        # flight; after Ctrl-C that request's worker thread is abandoned and never reads its
+        # answer, so the wait never ends. The process is exiting: leave the server to it.
+        if exc_type is KeyboardInterrupt:
+            self.lm.close()
+            _ABANDONED.append(self._server)  # still referenced, so no destructor runs before the exit
+            return
+        self.close()
+
+
+def build_lm(settings: Settings, *, cache: bool = True) -> LMHandle:
+    """The LM of `settings.resolved_profile`; `cache` is DSPy's on-disk response cache."""
+    profile = settings.resolved_profile
+    if profile == "local":
+        return _local(settings, cache)
+    if profile == "openai":
+        return _openai(settings, cache)
+    raise ValueError(f"unknown LM profile {profile!r}; valid profiles: {', '.join(PROFILES)}")
+
+
+def _local(settings: Settings, cache: bool) -> LMHandle:
+    server = LocalServer(assemble_gguf(settings.local_model, settings.model_cache))
+    try:
+        _declare_llamacpp()
+        # subtle: DSPy's cache key ignores api_base, so the model id must name the weights;
+        # with one id for both sizes, a 1.5B run would be served the 0.5B's cached answers.
+        lm = dspy.LM(f"{LLAMACPP}/{settings.local_model}", api_base=f"{server.base_url}/v1", api_key="sk-local",
+                     temperature=0, max_tokens=settings.lm_max_tokens, cache=cache)
+    except BaseException:
+        server.close()
+        raise
+    description = f"local {settings.local_model} (llama.cpp at {server.base_url}, {settings.lm_max_tokens} max tokens)"
+    return LMHandle(lm, "local", description, server)
+
+
+def _openai(settings: Settings, cache: bool) -> LMHandle:
+    if settings.openai_api_key is None:
+        raise ValueError("the openai profile needs OPENAI_API_KEY; set it, or use the local profile")
+    model = settings.openai_model if "/" in settings.openai_model else f"openai/{settings.openai_model}"
+    # no max_tokens/temperature: OpenAI's reasoning models refuse max_tokens < 16000 and temperature != 1
+    lm = dspy.LM(model, api_key=settings.openai_api_key.get_secret_value(), cache=cache)
+    return LMHandle(lm, "openai", f"{model} via DSPy/LiteLLM", None)
+
+
+def _declare_llamacpp() -> None:
+    """Declare llama.cpp's server to DSPy's native engine as a chat provider that honours
+    `response_format: json_schema` (llama.cpp compiles the schema to a grammar).
+
+    Under the plain `openai/` prefix DSPy knows nothing of an unknown model id, assumes no
+    structured output, and JSONAdapter then only asks for JSON in words. Registering the
+    same declaration again is a no-op; the base URL here is a placeholder, each LM's
+    `api_base` names the real port.
+    """
+    from dspy.lm15 import (
+        AccessPolicy,
+        EndpointSupport,
+        ModelSupport,
+        OpenAIChatCompat,
+        ProviderDefinition,
+        register_provider,
+    )
+
+    access = AccessPolicy(provider=LLAMACPP, supports=EndpointSupport(complete=True, stream=True, models=True),
+                          auth_modes=("bearer",), base_url="http://127.0.0.1:8080/v1")
+    compat = OpenAIChatCompat(instruction_role="system", max_tokens_field="max_tokens", stream_usage="include",
+                              thinking_format="none", tool_result_name="omit", strict_tools="omit",
+                              cache_control="none", json_schema="send")
+    register_provider(ProviderDefinition.chat(access, compat=compat, placeholder_key="sk-local",
+                                              note="llama.cpp server (xllamacpp, in-process)"),
+                      supports=ModelSupport(response_schema=True))

@@ -1,0 +1,139 @@
+"""Web search behind one interface: Tavily online, or a local web corpus offline.
+
+Both backends return `WebResult`s in Tavily's result shape, and each converts to a
+`Passage(source="web")`. Tavily answers are cached on disk for `web_cache_ttl_s`.
+This module does not decide when to search (see `program.loop`) and does not index the
+offline corpus (see `program.retrieval.indexing`).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Callable
+from typing import Protocol
+
+from pydantic import BaseModel
+
+from program.passage import Passage
+from program.settings import Settings
+
+Search = Callable[[str, int], list[Passage]]  # (query, k) -> passages, e.g. a HybridSearch
+
+
+class WebSearchError(RuntimeError):
+    """The web backend failed; the message never contains credentials."""
+
+
+class WebResult(BaseModel):
+    title: str
+    url: str
+    content: str
+    score: float = 0.0
+
+    def to_passage(self) -> Passage:
+        # subtle: the id hashes the content as well as the url, because one page can give
+        # several different snippets (per query, or per chunk offline), and the evidence
+        # pool drops a passage whose chunk_id it has seen.
+        digest = hashlib.sha256(f"{self.url}\n{self.content}".encode()).hexdigest()[:16]
+        return Passage(chunk_id=f"web:{digest}", doc_id=self.url, title=self.title, text=self.content,
+                       url=self.url, score=self.score, source="web")
+
+
+class WebSearch(Protocol):
+    def search(self, query: str, max_results: int | None = None) -> list[WebResult]: ...
+
+
+class TavilyWeb:
+    """Tavily's search API through the official client, with a disk cache keyed on query and options."""
+
+    def __init__(self, settings: Settings):
+        import diskcache
+        from tavily import TavilyClient
+
+        self._key = settings.tavily_api_key  # kept as SecretStr: only the client and _redact unwrap it
+        self._client = TavilyClient(api_key=self._key.get_secret_value() if self._key else None,
+                                    api_base_url=settings.tavily_api_base_url)
+        self._cache = diskcache.Cache(str(settings.data_dir / "web_cache"))
+        self._ttl = settings.web_cache_ttl_s
+        self._options = {
+            "search_depth": settings.tavily_search_depth,
+            "include_domains": list(settings.tavily_include_domains),
+            "exclude_domains": list(settings.tavily_exclude_domains),
+        }
+        self._max_results = settings.tavily_max_results
+        self._timeout = settings.tavily_timeout_s
+        self._endpoint = self._client.base_url
+
+    def search(self, query: str, max_results: int | None = None) -> list[WebResult]:
+        query = query.strip()
+        options = {**self._options, "max_results": max_results or self._max_results}
+        key = _cache_key(self._endpoint, query, options)
+        cached = self._cache.get(key)
+        if cached is None:
+            cached = self._fetch(query, options)
+            self._cache.set(key, cached, expire=self._ttl)
+        return [WebResult.model_validate(r) for r in cached]
+
+    def _fetch(self, query: str, options: dict) -> list[dict]:
+        try:
+            response = self._client.search(query, timeout=self._timeout, **options)
+            # keep only the fields we use, so nothing else the API returns is written to disk
+            return [WebResult.model_validate(r).model_dump() for r in response.get("results", [])]
+        except Exception as error:  # any client, transport or response-shape failure is a failed search
+            # `from None`: a chained requests error carries the request, Authorization header included
+            raise WebSearchError(self._redact(f"tavily search failed: {type(error).__name__}: {error}")) from None
+
+    def _redact(self, text: str) -> str:
+        secret = self._key.get_secret_value() if self._key else ""
+        return text.replace(secret, "***") if secret else text
+
+    def close(self) -> None:
+        self._client.close()
+        self._cache.close()
+
+    def __deepcopy__(self, memo) -> TavilyWeb:
+        # a service handle, shared by program copies: optimizers deep-copy programs
+        return self
+
+    def __repr__(self) -> str:
+        return f"TavilyWeb(endpoint={self._endpoint!r}, depth={self._options['search_depth']!r})"
+
+
+class OfflineWeb:
+    """The offline stand-in for the web: a search over a local web-corpus collection."""
+
+    def __init__(self, search: Search, max_results: int = 5):
+        self._search, self._max_results = search, max_results
+
+    def search(self, query: str, max_results: int | None = None) -> list[WebResult]:
+        try:
+            found = self._search(query, max_results or self._max_results)
+        except Exception as error:  # the loop treats a failed web search as a warning, not a crash
+            raise WebSearchError(f"offline web search failed: {type(error).__name__}: {error}") from error
+        return [WebResult(title=p.title, url=p.url, content=p.text, score=p.score) for p in found]
+
+    def __deepcopy__(self, memo) -> OfflineWeb:
+        return self
+
+    def excluding(self, titles: list[str]) -> OfflineWeb:
+        """A copy whose corpus search never returns these titles (when the search can filter)."""
+        narrowed = getattr(self._search, "excluding", None)
+        return OfflineWeb(narrowed(titles), self._max_results) if narrowed else self
+
+
+def build_web_search(settings: Settings, offline_search: Search | None = None) -> WebSearch:
+    """The backend `settings.resolved_web_backend` names; offline needs the web-corpus search."""
+    if settings.resolved_web_backend == "tavily":
+        return TavilyWeb(settings)
+    if offline_search is None:
+        raise ValueError("web backend 'offline' needs a search over the web-corpus collection; "
+                         "build it with: python -m program index")
+    return OfflineWeb(offline_search, max_results=settings.tavily_max_results)
+
+
+def _cache_key(endpoint: str, query: str, options: dict) -> str:
+    # the endpoint is part of the key (a test server's answers must not pass for Tavily's);
+    # the api key is not: it changes who pays, not what comes back
+    blob = json.dumps({"endpoint": endpoint, "query": query, **options}, sort_keys=True)
+    return hashlib.sha256(blob.encode()).hexdigest()

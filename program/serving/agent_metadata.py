@@ -1,0 +1,197 @@
+"""What an agent needs besides the answer: retrieval quality, a confidence the evidence supports,
+next actions with parameters, related queries, and a structured fallback instead of a guess.
+
+Pure functions of a `Result` (and of whether a web backend is configured): no LM, no search,
+no I/O. Retrieval quality is measured, not opined: the share of doc queries whose best indexed
+passage reaches the program's `coverage_similarity`. `program.serving.answerer` attaches all of it to
+each response; this module does not build responses.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import BaseModel, Field
+
+from program.evidence import terms
+from program.result import Result
+
+Quality = Literal["high", "medium", "low", "none"]
+
+# a confidence never exceeds what the retrieval supports; without a judge round, a prior stands in
+_CAP: dict[str, int] = {"high": 100, "medium": 75, "low": 40, "none": 10}
+_PRIOR: dict[str, int] = {"high": 60, "medium": 45, "low": 20, "none": 5}
+UNFINISHED_CAP = 50  # the loop stopped before the judge was satisfied
+FALLBACK_CAP = 20
+
+
+class Suggestion(BaseModel):
+    action: Literal["web_search", "answer", "search_corpus", "ingest"] = Field(
+        description="a tool to call next: this service's answer/search_corpus/ingest, or the caller's own web search")
+    reason: str
+    parameters: dict[str, Any] = Field(description="arguments for that tool")
+
+
+class Understood(BaseModel):
+    topic: str
+    intent: str
+    key_terms: list[str]
+    covered: list[str] = Field(description="key terms the retrieved collection passages mention")
+    not_covered: list[str] = Field(description="key terms no retrieved collection passage mentions")
+
+
+class Fallback(BaseModel):
+    reason: str = Field(description="why the evidence is insufficient and the web did not fill the gap")
+    understood: Understood
+    web_queries: list[str] = Field(description="2 to 4 targeted web searches that would fill the gaps")
+    unverified_draft: str = Field(description="the loop's last draft; not supported well enough to give as the answer")
+
+
+class AgentMetadata(BaseModel):
+    confidence: int = Field(ge=0, le=100)
+    retrieval_quality: Quality
+    query_type: str
+    suggestions: list[Suggestion]
+    related_queries: list[str]
+    fallback: Fallback | None
+
+
+def describe(result: Result, web_configured: bool) -> AgentMetadata:
+    quality = retrieval_quality(result)
+    fallback = build_fallback(result, quality, web_configured) if insufficient(result, quality) else None
+    confidence = calibrated_confidence(result, quality)
+    return AgentMetadata(confidence=min(confidence, FALLBACK_CAP) if fallback else confidence, retrieval_quality=quality,
+                         query_type=result.trace.query_type, suggestions=suggestions(result, quality, fallback),
+                         related_queries=related_queries(result), fallback=fallback)
+
+
+def retrieval_quality(result: Result) -> Quality:
+    """high: every doc query covered; medium: at least half; low: some; none: no query covered
+    or no evidence. A web passage the answer cites lifts low or none to medium."""
+    if not result.evidence:
+        return "none"
+    share = _covered_share(result)
+    quality: Quality = "high" if share == 1 else "medium" if share >= 0.5 else "low" if share > 0 else "none"
+    if quality in ("low", "none") and any(c.source == "web" for c in result.citations):
+        return "medium"
+    return quality
+
+
+def insufficient(result: Result, quality: Quality) -> bool:
+    return result.trace.ended != "answered" or quality == "none" or not result.citations
+
+
+def calibrated_confidence(result: Result, quality: Quality) -> int:
+    judged = result.trace.resources.judge_calls > 0
+    cap = _CAP[quality] if result.trace.ended == "answered" else min(_CAP[quality], UNFINISHED_CAP)
+    return min(result.confidence if judged else _PRIOR[quality], cap)
+
+
+def related_queries(result: Result, limit: int = 5) -> list[str]:
+    """The judge's open gaps, then the sub-queries and rewrites the loop tried, minus the question."""
+    rewrites = [q for step in result.trace.steps if step.action == "query_docs" for q in step.queries]
+    return _unique([*result.trace.gaps, *result.trace.sub_queries, *rewrites], exclude=result.question)[:limit]
+
+
+def suggestions(result: Result, quality: Quality, fallback: Fallback | None) -> list[Suggestion]:
+    found = []
+    if fallback:
+        found += [Suggestion(action="web_search", reason="the collection does not answer this", parameters={"query": q})
+                  for q in fallback.web_queries[:2]]
+        found += [Suggestion(action="ingest", reason=f"the collection has nothing on {term!r}",
+                             parameters={"source": f"a file or URL about {term}"})
+                  for term in fallback.understood.not_covered[:1]]
+    if any("time limit" in w or "LM was busy" in w for w in result.warnings):
+        found.append(Suggestion(action="answer", reason="the request ran out of time; retry when the service is less busy",
+                                parameters={"question": result.question}))
+    if quality in ("medium", "low") and not fallback:
+        found += [Suggestion(action="search_corpus", reason="this query is not well covered; check what the collection has",
+                             parameters={"query": q}) for q in _uncovered(result)[:2]]
+    return found
+
+
+def build_fallback(result: Result, quality: Quality, web_configured: bool) -> Fallback:
+    understood = _understood(result)
+    return Fallback(reason=_fallback_reason(result, quality, web_configured), understood=understood,
+                    web_queries=_web_queries(result, understood), unverified_draft=result.answer)
+
+
+def fallback_answer(fallback: Fallback) -> str:
+    """The text given as the answer when the evidence is insufficient: what is known, not a guess."""
+    u = fallback.understood
+    parts = [f"Not enough evidence to answer: {fallback.reason}."]
+    if u.covered:
+        parts.append(f"The collection covers {', '.join(u.covered)}.")
+    if u.not_covered:
+        parts.append(f"It has nothing on {', '.join(u.not_covered)}.")
+    parts.append("Suggested web searches: " + "; ".join(fallback.web_queries) + ".")
+    return " ".join(parts)
+
+
+def _understood(result: Result) -> Understood:
+    trace = result.trace
+    key_terms = _unique(trace.key_concepts) or _question_terms(result.question)
+    indexed = [terms(f"{p.title} {p.text}") for p in result.evidence if p.source == "index"]
+    covered = [t for t in key_terms if any(terms(t) <= words for words in indexed)]
+    return Understood(topic=key_terms[0] if key_terms else result.question[:80], intent=trace.query_type,
+                      key_terms=key_terms, covered=covered, not_covered=[t for t in key_terms if t not in covered])
+
+
+def _web_queries(result: Result, understood: Understood) -> list[str]:
+    queries = _unique([*result.trace.gaps, *_uncovered(result), *understood.not_covered[:2], result.question])[:4]
+    extra = _unique([" ".join(understood.key_terms), f"{understood.topic} overview"], exclude=queries)
+    return queries + extra[: max(0, 2 - len(queries))]
+
+
+def _fallback_reason(result: Result, quality: Quality, web_configured: bool) -> str:
+    trace = result.trace
+    evidence = "no passage close to the question" if quality == "none" else f"{quality} retrieval coverage"
+    if trace.ended == "error":
+        why = "the loop stopped on an error"
+    elif any("time limit" in w or "LM was busy" in w for w in result.warnings):
+        why = "the request ran out of time"
+    elif not web_configured:
+        why = "no web backend is configured"
+    elif any(w.startswith("web search failed") for w in result.warnings):
+        why = "the web search failed"
+    else:
+        why = f"the web budget is spent ({trace.resources.web_searches} searches)"
+    return f"{evidence}, and {why}"
+
+
+def _covered_share(result: Result) -> float:
+    floor = result.trace.coverage_similarity
+    # subtle: a one-word query is never close to a whole passage, so it says nothing about
+    # coverage (the loop's coverage gate skips it too)
+    measured = [s for q, s in result.trace.query_similarity.items() if s is not None and len(terms(q)) > 1]
+    if floor is None or not measured:
+        return 0.5 if result.citations else 0.0  # nothing measured: never more than medium
+    return sum(s >= floor for s in measured) / len(measured)
+
+
+def _uncovered(result: Result) -> list[str]:
+    floor = result.trace.coverage_similarity
+    if floor is None:
+        return []
+    return [q for q, s in result.trace.query_similarity.items() if s is not None and s < floor and len(terms(q)) > 1]
+
+
+def _question_terms(question: str, limit: int = 4) -> list[str]:
+    """Runs of capitalised words ("Scott Derrickson", "Ed Wood"): the names a question turns on."""
+    runs, current = [], []
+    for word in (w.strip("?.,;:!\"'()") for w in question.split()):
+        if word[:1].isupper() and terms(word):
+            current.append(word)
+        elif current:
+            runs, current = [*runs, " ".join(current)], []
+    return _unique([*runs, " ".join(current)])[:limit]
+
+
+def _unique(items: list[str], exclude: str | list[str] = ()) -> list[str]:
+    excluded = {exclude.lower()} if isinstance(exclude, str) else {e.lower() for e in exclude}
+    seen, out = set(excluded), []
+    for item in (i.strip() for i in items):
+        if item and item.lower() not in seen:
+            seen.add(item.lower())
+            out.append(item)
+    return out

@@ -1,0 +1,193 @@
+"""Answer one service request: the request and response models, LM slots, the time limit.
+
+Shared by the HTTP service and the MCP server. Each request runs in its own `dspy.context`
+(LM, adapter, usage tracking), and hints apply to a copy of the thresholds, so one request's
+settings never reach another. The local LM has one llama.cpp slot, so by default one request
+runs the loop at a time and the rest queue; the wait counts against `serve_timeout_s`, the
+loop gets what is left as its soft `time_limit_s`, and a request that gets no slot in time
+returns retrieval-only results with the structured fallback: a warning, never an error.
+This module does not speak HTTP or MCP; see `program.serving.service` and `program.serving.mcp_server`.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Annotated
+
+import dspy
+from pydantic import Field, StringConstraints
+
+from program.serving.agent_metadata import Fallback, Quality, Suggestion, describe, fallback_answer
+from program.hints import Hints
+from program.loop import NO_ANSWER, GatedRAG
+from program.result import Result, Step, Trace
+from program.settings import MAX_QUESTION_CHARS, Settings
+
+log = logging.getLogger(__name__)
+
+
+class AnswerRequest(Hints):
+    question: Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=MAX_QUESTION_CHARS)]
+    include_trace: bool = Field(False, description="return the decision trace (one step per decision)")
+
+    def hints(self) -> Hints:
+        return Hints(**self.model_dump(include=set(Hints.model_fields)))
+
+
+class AnswerResponse(Result):
+    """The result contract plus agent-facing metadata (see `program.serving.agent_metadata`)."""
+
+    confidence: int = Field(0, ge=0, le=100, description="the judge's confidence (a prior from retrieval quality when "
+                            "no judge ran), capped by retrieval quality and by how the loop ended")
+    trace: Trace | None = None
+    retrieval_quality: Quality
+    query_type: str
+    suggestions: list[Suggestion] = []
+    related_queries: list[str] = []
+    fallback: Fallback | None = Field(None, description="set when the evidence is insufficient: what was understood, "
+                                                        "and web searches to run instead of a guess")
+    processing_time_ms: int
+
+
+class Overloaded(RuntimeError):
+    """More requests are running or queued than `serve_max_pending`."""
+
+
+@dataclass
+class Engine:
+    """A program and the LM it runs on; `close` stops whatever loading it started."""
+
+    rag: GatedRAG
+    lm: dspy.BaseLM
+    adapter: dspy.Adapter = field(default_factory=dspy.JSONAdapter)
+    description: str = ""
+    close: Callable[[], None] = lambda: None
+
+
+def load_program(settings: Settings, program_path: Path | None = None) -> GatedRAG:
+    """The loop over the settings' index and web backend; a compiled one from `program_path`.
+    Fast (no LM), so a caller can check the index and the program before serving."""
+    from program.factory import build_program
+
+    return build_program(settings, program_path=program_path)
+
+
+def start_lm(rag: GatedRAG, settings: Settings, cache: bool = True) -> Engine:
+    """`cache`: DSPy's response cache (off to measure real LM time)."""
+    from program.lm.lm_profiles import build_lm
+
+    handle = build_lm(settings, cache=cache)
+    # JSONAdapter: see program/cli.py (llama.cpp compiles the JSON schema to a grammar)
+    return Engine(rag, handle.lm, description=handle.description, close=handle.close)
+
+
+def load_engine(settings: Settings, program_path: Path | None = None) -> Engine:
+    return start_lm(load_program(settings, program_path), settings)
+
+
+class Answerer:
+    """Loads the engine once (in the background with `start`, or on first use) and answers requests."""
+
+    def __init__(self, load: Callable[[], Engine], settings: Settings):
+        self._load, self.settings = load, settings
+        self._engine: Engine | None = None
+        self.error: str | None = None
+        self._loading = threading.Lock()
+        slots = settings.serve_lm_slots or (1 if settings.resolved_profile == "local" else 4)
+        self._slots = threading.BoundedSemaphore(slots)
+        self._pending, self._count_lock = 0, threading.Lock()
+
+    @property
+    def ready(self) -> bool:
+        return self._engine is not None
+
+    @property
+    def description(self) -> str:
+        return self._engine.description if self._engine else ""
+
+    def start(self) -> None:
+        threading.Thread(target=self._load_quietly, name="gatedrag-load", daemon=True).start()
+
+    def _load_quietly(self) -> None:
+        try:
+            self.engine()
+        except Exception:  # noqa: BLE001 - kept in self.error, which /readyz and every request report
+            log.error("loading the program and its LM failed: %s", self.error)
+
+    def engine(self) -> Engine:
+        with self._loading:
+            if self._engine is None:
+                try:
+                    self._engine = self._load()
+                except Exception as error:  # reported by /readyz and each request; the process stays up
+                    self.error = f"{type(error).__name__}: {error}"
+                    raise
+                self.error = None
+            return self._engine
+
+    def close(self) -> None:
+        if self._engine is not None:
+            self._engine.close()
+
+    def answer(self, request: AnswerRequest) -> AnswerResponse:
+        started = time.perf_counter()
+        engine = self.engine()
+        self._admit()
+        try:
+            result = self._run(engine, request, deadline=started + self.settings.serve_timeout_s)
+        finally:
+            with self._count_lock:
+                self._pending -= 1
+        return respond(result, request, web_configured=engine.rag.web is not None,
+                       elapsed_ms=round((time.perf_counter() - started) * 1000))
+
+    def _admit(self) -> None:
+        with self._count_lock:
+            if self._pending >= self.settings.serve_max_pending:
+                raise Overloaded(f"{self._pending} requests are running or queued (serve_max_pending); retry later")
+            self._pending += 1
+
+    def _run(self, engine: Engine, request: AnswerRequest, deadline: float) -> Result:
+        if not self._slots.acquire(timeout=max(0.0, deadline - time.perf_counter())):
+            return retrieval_only(engine.rag, request.question, request.hints(),
+                                  f"the LM was busy: no slot within {self.settings.serve_timeout_s:g} s, so this is "
+                                  "retrieval only")
+        try:
+            with dspy.context(lm=engine.lm, adapter=engine.adapter, track_usage=True):
+                # subtle: the loop always drafts once before it checks the clock, so a request
+                # that waited almost all its time still answers, a draft's LM time late
+                return engine.rag(question=request.question, hints=request.hints(),
+                                  time_limit_s=max(0.0, deadline - time.perf_counter())).result
+        finally:
+            self._slots.release()
+
+
+def retrieval_only(rag: GatedRAG, question: str, hints: Hints, warning: str) -> Result:
+    """A result without the LM: the question's own search, for the fallback to describe."""
+    t = hints.apply(rag.thresholds)
+    step = Step(action="retrieve", reason="retrieval only: no LM", queries=[question])
+    try:
+        found = rag.search(question, t.top_k)
+    except Exception as error:  # noqa: BLE001 - a failed search still gets a structured answer
+        found, warning = [], f"{warning}; the search failed: {type(error).__name__}: {error}"
+    kept = [p for p in found if p.similarity is None or p.similarity >= t.score_floor]
+    best = max((p.similarity for p in found if p.similarity is not None), default=None)
+    step.new_passages, step.top_scores = len(kept), sorted((round(p.similarity or p.score, 3) for p in kept), reverse=True)[:3]
+    trace = Trace(steps=[step], ended="budget_exhausted", query_type=hints.intent or "factual", sub_queries=[question],
+                  query_similarity={question: best}, coverage_similarity=t.coverage_similarity)
+    return Result(question=question, answer=NO_ANSWER, warnings=[warning], trace=trace, evidence=kept)
+
+
+def respond(result: Result, request: AnswerRequest, web_configured: bool, elapsed_ms: int) -> AnswerResponse:
+    meta = describe(result, web_configured)
+    fields = result.model_dump(exclude={"trace", "confidence"}) | meta.model_dump(exclude={"fallback"})
+    if meta.fallback:
+        # not a guess: the draft moves to fallback.unverified_draft, with the citations it made
+        fields |= dict(answer=fallback_answer(meta.fallback), citations=[], sources=[])
+    return AnswerResponse(**fields, fallback=meta.fallback, trace=result.trace if request.include_trace else None,
+                          processing_time_ms=elapsed_ms)

@@ -1,0 +1,99 @@
+"""The MCP server (`python -m program mcp`, over stdio) with the official `mcp` SDK.
+
+Tools: `answer` (the /answer request, as flat arguments), `search_corpus` (retrieval only, no
+LM, no expansion), `ingest` (a file, or a URL when the online web backend is configured) and
+`corpus_status`. The LM starts on the first `answer` call, so the other tools answer at once
+and a client that never asks a question never loads it.
+This module does not answer, search or index itself; it exposes `program.serving.answerer`,
+`program.retrieval.retriever`, `program.retrieval.ingest` and `program.retrieval.corpus_status`.
+"""
+
+from __future__ import annotations
+
+import functools
+import threading
+from pathlib import Path
+from typing import Annotated
+
+from mcp.server.mcpserver import MCPServer
+from mcp.server.mcpserver.exceptions import ToolError
+from pydantic import Field
+
+from program.serving.answerer import Answerer, AnswerRequest, AnswerResponse, load_engine
+from program.retrieval.corpus_status import CorpusStatus, corpus_status
+from program.retrieval.ingest import IngestReport, Resolve, ingest
+from program.passage import Passage
+from program.retrieval.retriever import HybridSearch
+from program.settings import Settings
+from program.retrieval.store import open_client
+from signatures import QueryType
+
+INSTRUCTIONS = ("gatedrag answers questions from an indexed document collection with [n] citations, judging whether "
+                "the evidence suffices before it answers. Call `answer` for a cited answer with confidence, retrieval "
+                "quality and next-step suggestions; when the evidence is insufficient it returns a structured "
+                "`fallback` with web searches to run instead of a guess. `search_corpus` returns raw passages.")
+MAX_TOP_K = 20
+
+
+def create_mcp_server(answerer: Answerer, settings: Settings, *, resolve: Resolve | None = None) -> MCPServer:
+    server = MCPServer("gatedrag", instructions=INSTRUCTIONS)
+    search = HybridSearch.from_settings(settings, "index")
+    writing = threading.Lock()  # one ingest at a time: embedded Qdrant serialises nothing itself
+
+    @server.tool()
+    @_reported
+    def answer(question: str, intent: QueryType | None = None, known_context: str = "", constraints: str = "",
+               expansion_budget: int | None = None, include_trace: bool = False) -> AnswerResponse:
+        """Answer a question from the collection with [n] citations, confidence (0-100), retrieval quality,
+        suggestions and related queries. Optional hints: intent (factual, comparison, how_to, exploratory) skips
+        classification; known_context is what you already know (not fetched again); constraints (e.g. "must
+        include code examples") ride along with every query and the judge; expansion_budget caps the extra
+        retrieval rounds (0 = one retrieval pass); include_trace returns every decision."""
+        request = AnswerRequest(question=question, intent=intent, known_context=known_context, constraints=constraints,
+                                expansion_budget=expansion_budget, include_trace=include_trace)
+        return answerer.answer(request)
+
+    @server.tool()
+    @_reported
+    def search_corpus(query: str, top_k: Annotated[int, Field(ge=1, le=MAX_TOP_K)] = 5) -> list[Passage]:
+        """Retrieval only: the top passages of the collection for a query (hybrid dense + BM25), best first,
+        each with its fused score and dense similarity. No LM, no query expansion."""
+        if not query.strip():
+            raise ValueError("the query is empty")
+        return search(query, top_k)
+
+    @server.tool(name="ingest")
+    @_reported
+    def ingest_source(source: str) -> IngestReport:
+        """Index a local file (markdown, HTML or text) or an http(s) URL into the collection; re-ingesting a
+        source replaces it. URLs need the online web backend and must point to a public host."""
+        with writing:
+            return ingest(source, settings, resolve=resolve)
+
+    @server.tool(name="corpus_status")
+    @_reported
+    def status() -> CorpusStatus:
+        """The collection's documents, chunks, and when it was last indexed."""
+        return corpus_status(open_client(settings), settings)
+
+    return server
+
+
+def _reported(tool):
+    """Errors a caller can act on (bad input, a missing index or model, overload) reach it as tool
+    errors with their message; the SDK would hide anything else behind a generic one."""
+    @functools.wraps(tool)
+    def call(*args, **kwargs):
+        try:
+            return tool(*args, **kwargs)
+        except (ValueError, RuntimeError, OSError) as error:
+            raise ToolError(str(error)) from error
+    return call
+
+
+def run_stdio(settings: Settings, program_path: Path | None = None) -> None:
+    answerer = Answerer(lambda: load_engine(settings, program_path), settings)
+    try:
+        create_mcp_server(answerer, settings).run("stdio")
+    finally:
+        answerer.close()

@@ -1,0 +1,73 @@
+"""The HTTP service: `POST /answer`, `GET /healthz`, `GET /readyz`, and OpenAPI docs at /docs.
+
+`create_app` wraps an `Answerer`; the LM loads in a background thread at start-up, and
+/readyz turns 200 once it has. Limits: request bodies over `serve_max_body_bytes` get 413,
+more than `serve_max_pending` requests in flight get 503, and a slow request returns its
+partial result with a warning (see `program.serving.answerer`). `/answer` is a plain `def`, so each
+request runs in a worker thread; the pool is sized to hold every admitted request.
+This module does not answer anything itself and never calls `dspy.configure`.
+"""
+
+from __future__ import annotations
+
+from contextlib import asynccontextmanager
+from pathlib import Path
+
+import anyio.to_thread
+from fastapi import FastAPI, HTTPException
+from fastapi.responses import JSONResponse
+from starlette.middleware.body_limit import RequestBodyLimitMiddleware
+
+from program.serving.answerer import Answerer, AnswerRequest, AnswerResponse, Overloaded, load_program, start_lm
+from program.settings import Settings
+
+DESCRIPTION = ("Evaluation-gated retrieval: decompose, retrieve, judge, then answer, re-query, search the web or "
+               "refine. Every answer carries [n] citations, agent-facing metadata and, on request, its trace.")
+
+
+def create_app(answerer: Answerer, settings: Settings) -> FastAPI:
+    @asynccontextmanager
+    async def lifespan(app: FastAPI):
+        # every admitted request holds a worker thread while it waits for the LM
+        anyio.to_thread.current_default_thread_limiter().total_tokens = settings.serve_max_pending + 8
+        answerer.start()
+        yield
+        answerer.close()
+
+    app = FastAPI(title="gatedrag", description=DESCRIPTION, version="0.1.0", lifespan=lifespan)
+    app.add_middleware(RequestBodyLimitMiddleware, max_body_size=settings.serve_max_body_bytes)
+
+    @app.get("/healthz", summary="the process is up")
+    def healthz() -> dict[str, str]:
+        return {"status": "ok"}
+
+    @app.get("/readyz", summary="the program and its models are loaded", responses={503: {"description": "not yet"}})
+    def readyz():
+        if answerer.ready:
+            return {"status": "ready", "lm": answerer.description}
+        status = "failed" if answerer.error else "loading"
+        return JSONResponse({"status": status, "detail": answerer.error or "loading the program and its models"}, 503)
+
+    @app.post("/answer", summary="answer a question with citations", response_model=AnswerResponse,
+              responses={413: {"description": "body too large"}, 503: {"description": "not ready, or overloaded"}})
+    def answer(request: AnswerRequest) -> AnswerResponse:
+        if not answerer.ready:
+            raise HTTPException(503, f"not ready: {answerer.error or 'loading the program and its models'}",
+                                headers={"Retry-After": "5"})
+        try:
+            return answerer.answer(request)
+        except Overloaded as error:
+            raise HTTPException(503, str(error), headers={"Retry-After": "10"}) from None
+
+    return app
+
+
+def serve(settings: Settings, program_path: Path | None = None) -> None:
+    """Run the service with uvicorn until interrupted."""
+    import uvicorn
+
+    rag = load_program(settings, program_path)  # a missing index or bad program fails here, before binding
+    app = create_app(Answerer(lambda: start_lm(rag, settings), settings), settings)
+    # uvicorn's own cap sits above ours, so our 503 (with its reason) is the one callers see
+    uvicorn.run(app, host=settings.serve_host, port=settings.serve_port, limit_concurrency=settings.serve_max_pending + 32,
+                timeout_keep_alive=30, log_level="info")
