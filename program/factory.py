@@ -36,7 +36,7 @@ def _web(settings: Settings, client) -> WebSearch | None:
         return None  # the web is switched off: the gate never picks search_web
     if settings.resolved_web_backend == "tavily":
         return build_web_search(settings)
-    if not client.collection_exists(settings.web_collection):
+    if not client.collection_exists(settings.resolved_web_collection):
         return None  # no offline web corpus: the gate never picks search_web
     return build_web_search(settings, HybridSearch.from_settings(settings, "web"))
 

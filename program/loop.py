@@ -57,7 +57,7 @@ class GatedRAG(dspy.Module):
         hints = hints or Hints()
         question = question.strip()  # subtle: the signals key each ranking by its query, stripped
         run = RunState(question=question, thresholds=hints.apply(self.thresholds), time_limit_s=time_limit_s,
-                       constraints=hints.constraints)
+                       constraints=hints.constraints, web=self.web.label if self.web else "none")
         try:
             with run.step("decompose", f"mode {run.thresholds.decompose_mode}") as step:
                 self._plan(run, hints, step)

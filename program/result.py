@@ -72,6 +72,7 @@ class Trace(BaseModel):
     ended: Ending = "answered"
     resources: Resources = Resources()
     query_type: str = "factual"
+    web: str = Field("none", description="the web this answer could search, and why when a key chose it")
     sub_queries: list[str] = []
     key_concepts: list[str] = []
     known_facts: list[str] = []

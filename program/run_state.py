@@ -64,6 +64,7 @@ class RunState:
     ended: Ending = "answered"
     time_limit_s: float | None = None
     constraints: str = ""
+    web: str = "none"  # the web backend's label, for the trace
     _evidence_version: int = 0
     _draft_version: int = -1
     _verdict: Verdict | None = None
@@ -177,7 +178,7 @@ class RunState:
         self.timing = Timing(**{k: round(v, 3) for k, v in self.timing.model_dump().items()})
         citations = self._citations(answer)
         abstained = self.abstained or says_unknown(self.short_answer)
-        trace = Trace(steps=self.steps, ended=self.ended, resources=self.resources, query_type=self.query_type,
+        trace = Trace(steps=self.steps, ended=self.ended, resources=self.resources, query_type=self.query_type, web=self.web,
                       sub_queries=self.sub_queries, key_concepts=self.key_concepts, known_facts=[],
                       gaps=self.memory.gaps, summary=self.memory.summary,
                       query_similarity={q: (s[0] if s else None) for q, s in self.ranked.items()},

@@ -8,6 +8,7 @@ This module does not start models or open stores; see `program.lm.lm_profiles` a
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 from typing import Literal
 
@@ -20,6 +21,10 @@ PROJECT_ROOT = Path(__file__).resolve().parent.parent
 LocalModel = Literal["qwen2.5-coder-0.5b", "qwen2.5-coder-1.5b"]
 
 
+def _user_cache() -> Path:
+    return Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache")
+
+
 def _env(name: str) -> AliasChoices:
     return AliasChoices(name, name.lower())
 
@@ -27,7 +32,10 @@ def _env(name: str) -> AliasChoices:
 class Settings(BaseSettings):
     model_config = SettingsConfigDict(env_prefix="GATEDRAG_", env_file=".env", extra="ignore")
 
-    data_dir: Path = Field(PROJECT_ROOT / ".gatedrag", description="indexes, model cache, runs")
+    data_dir: Path = Field(PROJECT_ROOT / ".gatedrag", description="indexes, web cache, runs")
+    # subtle: models are shared by every data folder, so a new data folder does not re-assemble the GGUF
+    model_cache: Path = Field(default_factory=lambda: _user_cache() / "gatedrag" / "models",
+                              description="assembled model files (default: $XDG_CACHE_HOME or ~/.cache, /gatedrag/models)")
     shared_data: Path = Field(PROJECT_ROOT.parent / "shared" / "data", description="labelled sets")
 
     # LM
@@ -41,7 +49,8 @@ class Settings(BaseSettings):
     qdrant_url: str | None = Field(None, validation_alias=_env("QDRANT_URL"))
     qdrant_api_key: SecretStr | None = Field(None, validation_alias=_env("QDRANT_API_KEY"))
     collection: str = "hotpotqa"
-    web_collection: str = "hotpotqa_web"
+    web_collection: str | None = Field(None, description="the offline web corpus of `collection` (default: "
+                                       "<collection>_web); a collection never searches another's corpus unless named here")
 
     # Web search
     tavily_api_key: SecretStr | None = Field(None, validation_alias=_env("TAVILY_API_KEY"))
@@ -83,12 +92,20 @@ class Settings(BaseSettings):
         return "tavily" if self.tavily_api_key else "offline"
 
     @property
-    def qdrant_path(self) -> Path:
-        return self.data_dir / "qdrant"
+    def web_backend_note(self) -> str:
+        """Why the web backend is what it is, when the user did not choose it: a key in the
+        environment must not switch the answers' sources silently."""
+        if self.web_backend is None and self.tavily_api_key:
+            return "web: Tavily, because TAVILY_API_KEY is set (GATEDRAG_WEB_BACKEND=offline or none chooses otherwise)"
+        return ""
 
     @property
-    def model_cache(self) -> Path:
-        return self.data_dir / "models"
+    def resolved_web_collection(self) -> str:
+        return self.web_collection or f"{self.collection}_web"
+
+    @property
+    def qdrant_path(self) -> Path:
+        return self.data_dir / "qdrant"
 
     @property
     def hotpotqa_dir(self) -> Path:

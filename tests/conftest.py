@@ -51,6 +51,8 @@ class FakeSearch:
 class FakeWeb:
     """A web backend returning fixed results, or failing like a real one does."""
 
+    label = "fake web"
+
     def __init__(self, passages: list[Passage], fail: bool = False):
         self.passages, self.fail, self.queries = passages, fail, []
 

@@ -73,9 +73,9 @@ def index_documents(client: QdrantClient, collection: str, documents: Iterable[D
 
 
 def build_indexes(settings: Settings, *, progress: bool = True) -> dict[str, IndexStats]:
-    """The local corpus into `settings.collection`, the web corpus into `settings.web_collection`."""
+    """The local corpus into `settings.collection`, the web corpus into `settings.resolved_web_collection`."""
     client, embedder = open_client(settings), load_embedder(settings)
-    corpora = {settings.collection: local_documents(settings), settings.web_collection: web_documents(settings)}
+    corpora = {settings.collection: local_documents(settings), settings.resolved_web_collection: web_documents(settings)}
     # prune: a paragraph dropped from a corpus (e.g. newly held out) must leave its index too
     return {
         name: index_documents(client, name, documents, progress=progress, prune=True, embedder=embedder)

@@ -41,7 +41,7 @@ class HybridSearch:
 
     @classmethod
     def from_settings(cls, settings: Settings, source: Literal["index", "web"] = "index") -> HybridSearch:
-        collection = settings.collection if source == "index" else settings.web_collection
+        collection = settings.collection if source == "index" else settings.resolved_web_collection
         return cls(functools.partial(open_client, settings), collection, source,
                    embedder=functools.partial(load_embedder, settings))
 

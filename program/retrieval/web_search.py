@@ -41,6 +41,8 @@ class WebResult(BaseModel):
 
 
 class WebSearch(Protocol):
+    label: str  # which web this is, for the trace ("offline (hotpotqa_web)", "tavily")
+
     def search(self, query: str, max_results: int | None = None) -> list[WebResult]: ...
 
 
@@ -49,6 +51,8 @@ class TavilyWeb:
 
     def __init__(self, settings: Settings):
         import diskcache
+
+        self.label = " ".join(filter(None, ["tavily", settings.web_backend_note and f"({settings.web_backend_note})"]))
         from tavily import TavilyClient
 
         self._key = settings.tavily_api_key  # kept as SecretStr: only the client and _redact unwrap it
@@ -103,8 +107,8 @@ class TavilyWeb:
 class OfflineWeb:
     """The offline stand-in for the web: a search over a local web-corpus collection."""
 
-    def __init__(self, search: Search, max_results: int = 5):
-        self._search, self._max_results = search, max_results
+    def __init__(self, search: Search, max_results: int = 5, label: str = "offline"):
+        self._search, self._max_results, self.label = search, max_results, label
 
     def search(self, query: str, max_results: int | None = None) -> list[WebResult]:
         try:
@@ -119,7 +123,7 @@ class OfflineWeb:
     def excluding(self, titles: list[str]) -> OfflineWeb:
         """A copy whose corpus search never returns these titles (when the search can filter)."""
         narrowed = getattr(self._search, "excluding", None)
-        return OfflineWeb(narrowed(titles), self._max_results) if narrowed else self
+        return OfflineWeb(narrowed(titles), self._max_results, self.label) if narrowed else self
 
 
 def build_web_search(settings: Settings, offline_search: Search | None = None) -> WebSearch:
@@ -129,7 +133,8 @@ def build_web_search(settings: Settings, offline_search: Search | None = None) -
     if offline_search is None:
         raise ValueError("web backend 'offline' needs a search over the web-corpus collection; "
                          "build it with: python -m program index")
-    return OfflineWeb(offline_search, max_results=settings.tavily_max_results)
+    return OfflineWeb(offline_search, max_results=settings.tavily_max_results,
+                      label=f"offline ({settings.resolved_web_collection})")
 
 
 def _cache_key(endpoint: str, query: str, options: dict) -> str:

@@ -9,8 +9,21 @@ from program.retrieval.web_search import OfflineWeb
 def test_web_none_builds_no_web_backend_even_with_an_offline_corpus(tmp_path):
     settings = Settings(_env_file=None, data_dir=tmp_path, web_backend="none")
     client = open_client(settings)
-    for name in (settings.collection, settings.web_collection):
+    for name in (settings.collection, settings.resolved_web_collection):
         ensure_collection(client, name)
     assert settings.resolved_web_backend == "none"
     assert build_program(settings).web is None
     assert isinstance(build_program(settings.model_copy(update={"web_backend": "offline"})).web, OfflineWeb)
+
+
+def test_a_collection_never_searches_another_domains_web_corpus(tmp_path):
+    settings = Settings(_env_file=None, data_dir=tmp_path, collection="aws_docs", web_backend="offline")
+    client = open_client(settings)
+    for name in ("aws_docs", "hotpotqa_web"):
+        ensure_collection(client, name)
+    assert build_program(settings).web is None  # hotpotqa's web corpus is not aws_docs'
+    ensure_collection(client, "aws_docs_web")
+    web = build_program(settings).web
+    assert web.label == "offline (aws_docs_web)"
+    named = build_program(settings.model_copy(update={"web_collection": "hotpotqa_web"})).web
+    assert named.label == "offline (hotpotqa_web)"  # told to: it may

@@ -53,6 +53,7 @@ def test_covered_with_a_cliff_answers_with_one_lm_call_and_no_judge():
     assert result.short_answer == "Shirley Temple" and not result.abstained
     assert result.citations[0].title == "Kiss and Tell"
     assert result.trace.steps[2].signals["cliff"] > 0.5
+    assert result.trace.web == "none"
 
 
 def test_flat_scores_ask_the_judge_whose_draft_is_the_answer():
@@ -90,6 +91,7 @@ def test_a_judged_gap_the_collection_cannot_close_goes_to_the_web_and_refines_ov
     assert rules(result)[1:3] == ["judge_gap_docs", "judge_gap_web"]
     assert search.queries[-1] == web.queries[0] == "Shirley Temple career"
     assert result.citations[0].source == "web" and result.trace.resources.web_searches == 1
+    assert result.trace.web == "fake web"  # the trace names the web it searched
 
 
 def test_an_uncovered_sub_query_goes_to_the_web_before_any_lm_call():
