@@ -19,9 +19,11 @@ from program.settings import Settings
 
 
 class ServedGatedRAG(GatedRAG):
+    settings: Settings | None = None  # what `rebuild` read; the default LM is started from them
+
     def forward(self, question: str, hints: Hints | None = None, time_limit_s: float | None = None) -> dspy.Prediction:
         if dspy.settings.lm is None:  # loaded on its own (an MLflow model, say): use the settings' LM
-            with dspy.context(lm=default_lm(), adapter=dspy.JSONAdapter()):
+            with dspy.context(lm=default_lm(self.settings or Settings()), adapter=dspy.JSONAdapter()):
                 return super().forward(question, hints, time_limit_s)
         return super().forward(question, hints, time_limit_s)
 
@@ -43,6 +45,11 @@ def servable(program: GatedRAG) -> ServedGatedRAG:
 
 
 def rebuild(state: dict) -> ServedGatedRAG:
+    """Unpickling, in a process that only has its environment: the one place a served model
+    reads its settings from there."""
     from program.factory import build_program
 
-    return build_program(Settings(), program_class=ServedGatedRAG).load_state(state)
+    settings = Settings()
+    served = build_program(settings, program_class=ServedGatedRAG).load_state(state)
+    served.settings = settings
+    return served

@@ -12,17 +12,19 @@ import threading
 
 import dspy
 
+from program.settings import Settings
+
 _lock = threading.Lock()
 _handle = None
 
 
-def default_lm() -> dspy.BaseLM:
+def default_lm(settings: Settings) -> dspy.BaseLM:
+    """The LM of `settings`' profile, started on the first call; later calls share it."""
     global _handle
     with _lock:
         if _handle is None:
             from program.lm.lm_profiles import build_lm
-            from program.settings import Settings
 
-            _handle = build_lm(Settings())
+            _handle = build_lm(settings)
             atexit.register(_handle.close)
         return _handle.lm

@@ -9,6 +9,7 @@ from mlflow.pyfunc.scoring_server import infer_and_parse_data
 
 import program.factory
 import program.served
+from program.settings import Settings
 from optimize.job.mlflow_model import log_program_model
 from program.loop import GatedRAG
 from program.thresholds import Thresholds
@@ -47,7 +48,9 @@ def test_logged_program_loads_with_its_prompts_and_thresholds(tmp_path, monkeypa
     # the served model runs under the settings it was logged with (no LM), so it takes the
     # process's default LM, with the JSON adapter: here a scripted one
     scripted = DummyLM([SUFFICIENT], adapter=dspy.JSONAdapter())
-    monkeypatch.setattr(program.served, "default_lm", lambda: scripted)
+    given = []
+    monkeypatch.setattr(program.served, "default_lm", lambda settings: given.append(settings) or scripted)
     assert served.predict(request)["answer"] == "A 1945 film [1]."
+    assert given[0].collection == Settings().collection  # the loading process's own settings
     stored = b"".join(p.read_bytes() for p in (tmp_path / "artifacts").rglob("*") if p.is_file())
     assert b"sk-secret-do-not-log" not in stored
