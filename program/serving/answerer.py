@@ -34,9 +34,15 @@ log = logging.getLogger(__name__)
 class AnswerRequest(Hints):
     question: Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=MAX_QUESTION_CHARS)]
     include_trace: bool = Field(False, description="return the decision trace (one step per decision)")
+    collection: str | None = Field(None, max_length=200, description="the collection to answer from (default: the "
+                                   "served one); it searches only its own offline web corpus")
 
     def hints(self) -> Hints:
         return Hints(**self.model_dump(include=set(Hints.model_fields)))
+
+
+class UnknownCollection(LookupError):
+    """A request named a collection the store does not hold."""
 
 
 class AnswerResponse(Result):
@@ -101,6 +107,7 @@ class Answerer:
         slots = settings.serve_lm_slots or (1 if settings.resolved_profile == "local" else 4)
         self._slots = threading.BoundedSemaphore(slots)
         self._pending, self._count_lock = 0, threading.Lock()
+        self._others: dict[str, GatedRAG] = {}  # collection -> the served program over it
 
     @property
     def ready(self) -> bool:
@@ -137,13 +144,14 @@ class Answerer:
     def answer(self, request: AnswerRequest) -> AnswerResponse:
         started = time.perf_counter()
         engine = self.engine()
+        rag = self.program_for(engine, request.collection)
         self._admit()
         try:
-            result = self._run(engine, request, deadline=started + self.settings.serve_timeout_s)
+            result = self._run(engine, rag, request, deadline=started + self.settings.serve_timeout_s)
         finally:
             with self._count_lock:
                 self._pending -= 1
-        return respond(result, request, web_configured=engine.rag.web is not None,
+        return respond(result, request, web_configured=rag.web is not None,
                        elapsed_ms=round((time.perf_counter() - started) * 1000))
 
     def _admit(self) -> None:
@@ -152,16 +160,33 @@ class Answerer:
                 raise Overloaded(f"{self._pending} requests are running or queued (serve_max_pending); retry later")
             self._pending += 1
 
-    def _run(self, engine: Engine, request: AnswerRequest, deadline: float) -> Result:
+    def program_for(self, engine: Engine, collection: str | None) -> GatedRAG:
+        """The served program over `collection`: the same prompts, demos and thresholds, built
+        once per collection, with that collection's own web (never another domain's)."""
+        if not collection or collection == self.settings.collection:
+            return engine.rag
+        from program.factory import IndexMissingError, build_program
+
+        with self._loading:
+            if collection not in self._others:
+                settings = self.settings.model_copy(update={"collection": collection, "web_collection": None})
+                try:
+                    rag = build_program(settings)
+                except IndexMissingError as error:
+                    raise UnknownCollection(str(error)) from None
+                self._others[collection] = rag.load_state(engine.rag.dump_state())
+            return self._others[collection]
+
+    def _run(self, engine: Engine, rag: GatedRAG, request: AnswerRequest, deadline: float) -> Result:
         if not self._slots.acquire(timeout=max(0.0, deadline - time.perf_counter())):
-            return retrieval_only(engine.rag, request.question, request.hints(),
+            return retrieval_only(rag, request.question, request.hints(),
                                   f"the LM was busy: no slot within {self.settings.serve_timeout_s:g} s, so this is "
                                   "retrieval only")
         try:
             with dspy.context(lm=engine.lm, adapter=engine.adapter, track_usage=True):
                 # subtle: the loop always drafts once before it checks the clock, so a request
                 # that waited almost all its time still answers, a draft's LM time late
-                return engine.rag(question=request.question, hints=request.hints(),
+                return rag(question=request.question, hints=request.hints(),
                                   time_limit_s=max(0.0, deadline - time.perf_counter())).result
         finally:
             self._slots.release()
