@@ -10,6 +10,7 @@ import pytest
 from qdrant_client import QdrantClient
 
 from metrics import CompositeWeights, Scorecard, build_support_judge, score_example
+from optimize.eval.example_schema import make_example
 from optimize.eval.records import Record
 from program.retrieval.chunking import Document
 from program.retrieval.embeddings import load_embedder
@@ -27,8 +28,8 @@ GOLD = {"q1": ("Who directed Kiss and Tell?", "Richard Wallace", ["Kiss and Tell
 
 
 def examples(*qids: str) -> list[dspy.Example]:
-    return [dspy.Example(qid=q, question=GOLD[q][0], answer=GOLD[q][1], gold_titles=GOLD[q][2], holdout_title=GOLD[q][3],
-                         hotpot_type=GOLD[q][4]).with_inputs("question") for q in qids or GOLD]
+    return [make_example(q, GOLD[q][0], [GOLD[q][1]], GOLD[q][2], holdout_title=GOLD[q][3], hotpot_type=GOLD[q][4])
+            for q in qids or GOLD]
 
 
 def result(question: str, answer: str, titles: list[str], actions=("retrieve", "draft", "answer"), ended="answered") -> Result:

@@ -22,8 +22,10 @@ def one_line_error(capsys, argv, code=2):
 
 
 @pytest.mark.parametrize("argv, says", [
-    (["eval", "--split", "validation"], "invalid choice"),
-    (["eval"], "--split"),
+    (["eval", "--split", "validation"], "unknown split 'validation' of hotpotqa"),
+    (["eval"], "--split is required for hotpotqa"),
+    (["eval", "--dataset", "no-such-file.jsonl"], "no dataset 'no-such-file.jsonl'"),
+    (["eval", "--dataset", "aws_docs", "--split", "smoke"], "unknown split 'smoke' of aws_docs"),
     (["eval", "--split", "smoke", "--program", "missing.json"], "no compiled program"),
     (["eval", "--split", "smoke", "--systems", "gated,react"], "unknown system"),
     (["eval", "--split", "smoke", "--limit", "0"], "at least 1"),
@@ -101,5 +103,5 @@ def test_eval_with_web_none_and_hidden_gold_runs_without_web_and_gold(capsys, mo
     config = json.loads((folder / "config.json").read_text())
     assert (config["web"], config["hide_gold"]) == ("none", True)
     for record, example in zip(RecordLog(folder / "results.jsonl").read(), examples()):
-        assert not {p.title for p in record.result.evidence} & set(example.gold_titles)
+        assert not {p.title for p in record.result.evidence} & set(example.gold_sources)
     assert "web none; each question's gold paragraphs hidden" in (folder / "report.md").read_text()

@@ -6,6 +6,7 @@ import dspy
 from dspy.utils import DummyLM
 from mlflow import MlflowClient
 
+from optimize.eval.example_schema import make_example
 from optimize.job.budget import SpendingGuard
 from optimize.job.job import PROGRAM, Job, JobState
 from optimize.job.config import load_config
@@ -28,9 +29,8 @@ KEYED = {"sufficient": {**ANSWER, "sufficient": True, "confidence": 0.9, "gaps":
 
 
 def examples(n, prefix):
-    return [dspy.Example(question=f"{prefix} {i}: which office did Shirley Temple hold?", answer="Chief of Protocol",
-                         gold_titles=["Shirley Temple", "Kiss and Tell"], holdout_title="", qid=f"{prefix}{i}",
-                         hotpot_type="bridge").with_inputs("question") for i in range(n)]
+    return [make_example(f"{prefix}{i}", f"{prefix} {i}: which office did Shirley Temple hold?", ["Chief of Protocol"],
+                         ["Shirley Temple", "Kiss and Tell"], hotpot_type="bridge") for i in range(n)]
 
 
 def run_job(tmp_path, lm):
