@@ -33,6 +33,11 @@ class LabelledRow(BaseModel):
     split: str | None = None
     answerable: bool | None = None
 
+    @field_validator("answers", "answerable", "id", "split", mode="before")
+    @classmethod
+    def _blank_is_missing(cls, value):
+        return None if isinstance(value, str) and not value.strip() else value  # subtle: an empty CSV cell
+
     @field_validator("answers", "gold_sources", mode="before")
     @classmethod
     def _list(cls, value, info):
@@ -72,7 +77,9 @@ def row_example(row: dict, qid: str) -> tuple[str | None, dspy.Example]:
     except ValidationError as error:
         first = error.errors()[0]
         where = ".".join(str(part) for part in first["loc"])
-        raise ValueError(f"{where + ': ' if where else ''}{first['msg']}") from None
+        missing = first["type"] == "missing" or first.get("input", "") is None
+        reason = "missing" if missing else first["msg"].removeprefix("Value error, ")
+        raise ValueError(f"{where + ': ' if where else ''}{reason}") from None
     return parsed.split, make_example(parsed.id or qid, parsed.question, parsed.gold_answers(), parsed.gold_sources,
                                       answerable=parsed.is_answerable())
 

@@ -90,12 +90,12 @@ def _saved(path: Path) -> list[dict]:
 @contextlib.contextmanager
 def _quiet():
     """No "Generating train split" bars on stderr while a small file is read; restored after."""
-    from datasets.utils import tqdm as bars
+    from datasets.utils.tqdm import are_progress_bars_disabled, disable_progress_bars, enable_progress_bars
 
-    was_off = bars.are_progress_bars_disabled()
-    bars.disable_progress_bars()
+    was_off = are_progress_bars_disabled()
+    disable_progress_bars()
     try:
         yield
     finally:
         if not was_off:
-            bars.enable_progress_bars()
+            enable_progress_bars()

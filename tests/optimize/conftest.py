@@ -4,6 +4,7 @@ and a small in-memory index holding the examples' gold paragraphs."""
 from __future__ import annotations
 
 import time
+from dataclasses import dataclass
 
 import dspy
 import pytest
@@ -54,6 +55,19 @@ def hand_record(qid: str, holdout: str = "", web_searches: int = 0, rules=(), ab
 HAND = [hand_record("a", "A page", 1, ("covered_with_cliff", "")), hand_record("b", "B page", 0, ("out_of_time",)),
         hand_record("c", "", 2, ("covered_with_cliff",), abstained=True), hand_record("d", "D page", 1),
         hand_record("e", "", 0, abstained=True)]
+
+
+@dataclass
+class FakeHandle:
+    """What `build_lm` returns, around a fake LM."""
+    lm: object
+    description: str = "fake LM"
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        pass
 
 
 class FakeProgram(dspy.Module):
