@@ -6,9 +6,10 @@ from metrics.composite import CompositeMetric, CompositeWeights, Scorecard, scor
 from metrics.cost import Cost, latency_and_cost
 from metrics.evidence_recall import evidence_recall
 from metrics.gold_citations import gold_citation_precision
+from metrics.gold_sources import source_matches
 from metrics.support_judge import LexicalSupportJudge, LMSupportJudge, SupportJudge, build_support_judge
 
 __all__ = ["CitationScores", "CompositeMetric", "CompositeWeights", "Cost", "LMSupportJudge", "LexicalSupportJudge",
            "Scorecard", "SupportJudge", "answer_coverage", "build_support_judge", "citation_precision", "citation_recall",
            "evidence_recall", "exact_match", "gold_citation_precision", "latency_and_cost", "normalize_answer",
-           "score_citations", "score_example", "token_f1"]
+           "score_citations", "score_example", "source_matches", "token_f1"]

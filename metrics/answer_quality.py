@@ -1,4 +1,4 @@
-"""Answer quality against the gold answer: exact match, token F1 and answer coverage.
+"""Answer quality against the gold answers: exact match, token F1 and answer coverage.
 
 EM and F1 score the short answer (`Result.short_answer`: the entity, yes/no, number or date the
 question asks for); an abstention scores as the empty answer; a prediction without a short
@@ -6,7 +6,10 @@ answer (old results, plain predictions) falls back to its answer text. Coverage 
 explanation (`answer`). The normalisation is HotpotQA's official one (lowercase, drop
 punctuation, the articles a/an/the and extra whitespace), and F1 is 0 when either side is
 yes/no/noanswer and they differ, as in `hotpot_evaluate_v1.py`. The [n] citation markers are
-removed first. This module does not look at evidence or citations.
+removed first. With several gold answers (`example.answers`) each metric takes the best one.
+An unanswerable question (`example.answerable` false: the documents do not hold its answer)
+is scored on abstention: 1.0 when the program abstained, 0.0 when it answered. This module does
+not look at evidence or citations.
 """
 
 from __future__ import annotations
@@ -47,22 +50,32 @@ def abstained(pred) -> bool:
 
 
 def exact_match(example, pred, trace=None) -> float | bool:
-    hit = normalize_answer(short_answer_text(pred)) == normalize_answer(example.answer)
-    return hit if trace is not None else float(hit)
+    return _best(example, pred, trace, lambda said, gold: float(said == gold), short_answer_text)
 
 
 def token_f1(example, pred, trace=None) -> float | bool:
-    f1 = _f1(normalize_answer(short_answer_text(pred)), normalize_answer(example.answer))
-    return f1 == 1.0 if trace is not None else f1
+    return _best(example, pred, trace, _f1, short_answer_text)
 
 
 def answer_coverage(example, pred, trace=None) -> float | bool:
     """Share of the gold answer's tokens present anywhere in the answer: a long answer that
     contains the gold one scores 1 here, where exact match scores 0."""
-    gold = normalize_answer(example.answer).split()
-    said = set(normalize_answer(answer_text(pred)).split())
-    coverage = sum(t in said for t in gold) / len(gold) if gold else 0.0
-    return coverage == 1.0 if trace is not None else coverage
+    return _best(example, pred, trace, _coverage, answer_text)
+
+
+def _best(example, pred, trace, compare, read) -> float | bool:
+    """The best score over the gold answers; on an unanswerable question, whether the program abstained."""
+    if not example.answerable:
+        score = float(abstained(pred))
+    else:
+        said = normalize_answer(read(pred))
+        score = max(compare(said, normalize_answer(gold)) for gold in example.answers)
+    return score == 1.0 if trace is not None else score
+
+
+def _coverage(said: str, gold: str) -> float:
+    words, wanted = set(said.split()), gold.split()
+    return sum(t in words for t in wanted) / len(wanted) if wanted else 0.0
 
 
 def _f1(prediction: str, gold: str) -> float:

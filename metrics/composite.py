@@ -3,7 +3,11 @@
 `score_example` computes every metric into a `Scorecard` (what eval records per question).
 The composite is a weighted mean of answer F1 (of the short answer), evidence recall, citation
 recall and precision, and a latency score: 1 within `latency_budget_s`, then budget / seconds
-(half at twice the budget), 0 for no answer or an abstention. `CompositeMetric` is the metric DSPy optimizers call: a float for Evaluate, a strict
+(half at twice the budget), 0 for no answer or an abstention (except on an unanswerable question,
+where abstaining is the answer). A metric that does not apply to a question is None and is
+left out of the composite's weighted mean: evidence recall and gold-citation precision without
+gold sources, and every evidence and citation metric on an unanswerable question.
+`CompositeMetric` is the metric DSPy optimizers call: a float for Evaluate, a strict
 bool for bootstrapping (composite at or above `pass_mark`), and `dspy.Prediction(score,
 feedback)` for GEPA. This module does not run programs.
 """
@@ -16,7 +20,8 @@ from pydantic import BaseModel, Field
 from metrics.answer_quality import abstained, answer_coverage, exact_match, short_answer_text, token_f1
 from metrics.citation_faithfulness import CitationScores, score_citations
 from metrics.cost import latency_and_cost
-from metrics.evidence_recall import evidence_recall, title_key
+from metrics.evidence_recall import evidence_recall
+from metrics.gold_sources import matched
 from metrics.gold_citations import gold_citation_precision
 from metrics.support_judge import LexicalSupportJudge, SupportJudge
 
@@ -36,10 +41,11 @@ class Scorecard(BaseModel):
     f1: float = 0.0
     answer_coverage: float = 0.0
     abstained: bool = False
-    evidence_recall: float = 0.0
-    citation_recall: float = 0.0
-    citation_precision: float = 0.0
-    gold_citation_precision: float = 0.0
+    # None: not applicable to this question (see the module docstring), left out of means
+    evidence_recall: float | None = 0.0
+    citation_recall: float | None = 0.0
+    citation_precision: float | None = 0.0
+    gold_citation_precision: float | None = 0.0
     latency_score: float = 0.0
     wall_s: float = 0.0
     lm_calls: int = 0
@@ -59,13 +65,16 @@ def score_example(example, pred, judge: SupportJudge | None = None, weights: Com
     result = getattr(pred, "result", None)
     cites = score_citations(result.answer, result.citations, judge or LexicalSupportJudge()) if result else CitationScores()
     cost = latency_and_cost(pred, model)
+    # no answer (an abstention included) is not fast, it is missing: it earns no latency credit,
+    # unless the question is unanswerable and abstaining is the answer
+    answered = short_answer_text(pred).strip() if example.answerable else abstained(pred)
     card = Scorecard(exact_match=exact_match(example, pred), f1=token_f1(example, pred),
                      answer_coverage=answer_coverage(example, pred), abstained=abstained(pred),
                      evidence_recall=evidence_recall(example, pred),
-                     citation_recall=cites.recall, citation_precision=cites.precision,
+                     citation_recall=cites.recall if example.answerable else None,
+                     citation_precision=cites.precision if example.answerable else None,
                      gold_citation_precision=gold_citation_precision(example, pred),
-                     # no answer (an abstention included) is not fast, it is missing: it earns no latency credit
-                     latency_score=latency_score(cost.wall_s, weights.latency_budget_s) if short_answer_text(pred).strip() else 0.0,
+                     latency_score=latency_score(cost.wall_s, weights.latency_budget_s) if answered else 0.0,
                      **cost.model_dump(exclude={"dollars"}), dollars=cost.dollars or 0.0, priced=cost.dollars is not None)
     card.composite = composite(card, weights)
     card.feedback = feedback(example, pred, card, cites, weights)
@@ -79,6 +88,7 @@ def latency_score(seconds: float, budget_s: float) -> float:
 def composite(card: Scorecard, w: CompositeWeights) -> float:
     parts = [(w.answer_f1, card.f1), (w.evidence_recall, card.evidence_recall), (w.citation_recall, card.citation_recall),
              (w.citation_precision, card.citation_precision), (w.latency, card.latency_score)]
+    parts = [(weight, value) for weight, value in parts if value is not None]
     total = sum(weight for weight, _ in parts)
     return sum(weight * value for weight, value in parts) / total if total else 0.0
 
@@ -86,12 +96,15 @@ def composite(card: Scorecard, w: CompositeWeights) -> float:
 def feedback(example, pred, card: Scorecard, cites: CitationScores, w: CompositeWeights) -> str:
     """What went wrong, in a few short sentences an optimizer's reflection LM can act on."""
     notes = []
-    if card.abstained:
+    if not example.answerable:
+        if not card.abstained:
+            notes.append("The documents do not answer this question, but the program answered instead of abstaining.")
+    elif card.abstained:
         notes.append(f"The program abstained, but the gold answer is {example.answer!r}.")
     elif card.f1 < 1.0:
         notes.append(f"The answer {short_answer_text(pred).strip()[:120]!r} does not match the gold answer {example.answer!r}.")
-    used = {title_key(p.title) for p in getattr(pred, "evidence", None) or []}
-    missed = [t for t in example.gold_titles if title_key(t) not in used]
+    found = matched(example.gold_sources, getattr(pred, "evidence", None) or []) if example.answerable else []
+    missed = [g for g in example.gold_sources if g not in found] if example.answerable else []
     if missed:
         notes.append(f"Missed gold evidence: {', '.join(missed)}.")
     for sentence in cites.unsupported[:2]:

@@ -1,6 +1,7 @@
 """The recipes behind `python -m optimize eval` and `compare`: check the input, build, run, print.
 
-Input is checked before anything is built or written. `eval` starts the LM once, configures
+Input is checked before anything is built or written: the dataset (a name or a file, every
+row of a file checked) and its split too. `eval` starts the LM once, configures
 DSPy once (JSONAdapter, usage tracking, as `program ask` does), and turns DSPy's response
 cache off unless asked: an eval measures real latency, and a cached call would also hide
 a baseline's cost behind the gated system's identical call.
@@ -17,21 +18,23 @@ from program.cli import INTERRUPTED, UsageError, settings_from_args
 DEFAULT_THREADS = {"local": 1, "openai": 8}
 DEFAULT_TIMEOUT_S = 240.0
 TEST_NOTICE = "notice: the test split is for final reports only; tune on smoke, dev and train"
+DATASET_HELP = ("hotpotqa (default), aws_docs, or your own labelled questions: a .jsonl, .csv or .parquet file or a "
+                "folder saved with save_to_disk (schema: datasets/README.md)")
 
 
 def eval_command(args: argparse.Namespace) -> int:
     import dspy
 
     from optimize.eval.evaluate import RESULTS, run_eval
-    from optimize.eval.examples import load_split
     from optimize.eval.systems import build_systems
     from program.lm.lm_profiles import build_lm
 
     settings = _eval_settings(args)
-    config, program_path = _eval_config(args, settings)
+    ref, split = _dataset_split(args)
+    config, program_path = _eval_config(args, settings, ref, split)
     if config.split == "test":
         print(TEST_NOTICE, file=sys.stderr)
-    examples = load_split(settings, config.split, config.limit)
+    examples = _examples(settings, ref, config)
     programs = build_systems(settings, config.systems, program_path)
     folder = args.out or config.folder(settings)
     threads = args.threads or DEFAULT_THREADS[settings.resolved_profile]
@@ -71,7 +74,31 @@ def compare_command(args: argparse.Namespace) -> int:
     return 0
 
 
-def _eval_config(args: argparse.Namespace, settings):
+def _dataset_split(args: argparse.Namespace):
+    """The dataset and the split to run: a named dataset needs --split; a file runs every row without one."""
+    from optimize.eval.example_schema import DatasetError
+    from optimize.eval.examples import ALL, NAMED, resolve_dataset
+
+    try:
+        ref = resolve_dataset(args.dataset)
+    except DatasetError as error:
+        raise UsageError(str(error)) from None
+    if args.split is None and not ref.is_file:
+        raise UsageError(f"--split is required for {ref.name}: one of {', '.join(NAMED[ref.name])}")
+    return ref, args.split or ALL
+
+
+def _examples(settings, ref, config):
+    from optimize.eval.example_schema import DatasetError
+    from optimize.eval.examples import load_examples
+
+    try:
+        return load_examples(settings, ref, config.split, config.limit)
+    except DatasetError as error:
+        raise UsageError(str(error)) from None
+
+
+def _eval_config(args: argparse.Namespace, settings, ref, split: str):
     from optimize.eval.run_config import UNCOMPILED, EvalConfig, file_sha256
     from optimize.eval.systems import SYSTEMS
 
@@ -84,7 +111,7 @@ def _eval_config(args: argparse.Namespace, settings):
         raise UsageError(f"no compiled program at {program_path}; pass a program JSON or 'uncompiled'")
     profile = settings.resolved_profile
     config = EvalConfig(
-        dataset=args.dataset, split=args.split, systems=systems, limit=args.limit, judge=args.judge, profile=profile,
+        dataset=ref.name, dataset_sha256=ref.sha256, split=split, systems=systems, limit=args.limit, judge=args.judge, profile=profile,
         program=str(program_path.resolve()) if program_path else UNCOMPILED,
         program_sha256=file_sha256(program_path) if program_path else "",
         model=settings.local_model if profile == "local" else settings.openai_model,
@@ -124,14 +151,14 @@ def _overview(summary) -> str:
 
 
 def add_parsers(sub, positive_int) -> None:
-    from optimize.eval.examples import SPLITS_AVAILABLE
-
     ev = sub.add_parser("eval", help="score the gated loop and its baselines on a split; resumable", description=(
         "Run each system on the split, append one JSONL line per question as it finishes, then write report.md, "
         "report.html and summary.json into the run folder and log the run to MLflow. Re-running the same "
         "command resumes: finished questions are never run again."))
-    ev.add_argument("--split", required=True, choices=SPLITS_AVAILABLE, help="smoke/dev to tune on; test for final reports only")
-    ev.add_argument("--dataset", default="hotpotqa", choices=["hotpotqa"])
+    ev.add_argument("--dataset", default="hotpotqa", metavar="FILE|NAME", help=DATASET_HELP)
+    ev.add_argument("--split", help=(
+        "hotpotqa: smoke, dev, test or train; aws_docs: dev or test; a file: a value of its split column "
+        "(default: every row). test is for final reports only"))
     ev.add_argument("--program", default="uncompiled", help="a compiled program JSON for the gated system, or 'uncompiled'")
     ev.add_argument("--systems", default="gated,single_pass,fixed_hops", help="comma-separated: gated, single_pass, fixed_hops")
     ev.add_argument("--limit", type=positive_int, help="the first N questions of the split")

@@ -13,7 +13,7 @@ from pydantic import BaseModel
 from optimize.eval.document import Block, Heading, Table, Text, to_text
 from optimize.eval.records import Record
 from optimize.eval.stats import Estimate, paired_delta_ci
-from optimize.eval.summary import METRICS
+from optimize.eval.summary import METRICS, score_of
 
 PASS = 0.5  # composite at or above which a question counts as passed
 DELTA_HEADERS = ["metric", "A", "B", "B-A", "95% CI", ""]
@@ -62,7 +62,9 @@ def _system(system: str, a: list[Record], b: list[Record]) -> SystemComparison:
 
 
 def _delta(metric: str, a: list[Record], b: list[Record]) -> MetricDelta:
-    xs, ys = [float(getattr(r.scores, metric)) for r in a], [float(getattr(r.scores, metric)) for r in b]
+    # only the pairs where the metric applies on both sides (it does not on an unanswerable question)
+    pairs = [(x, y) for ra, rb in zip(a, b) if (x := score_of(ra, metric)) is not None and (y := score_of(rb, metric)) is not None]
+    xs, ys = [x for x, _ in pairs], [y for _, y in pairs]
     delta = paired_delta_ci(xs, ys)
     return MetricDelta(metric=metric, a=sum(xs) / max(len(xs), 1), b=sum(ys) / max(len(ys), 1), delta=delta)
 

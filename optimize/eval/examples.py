@@ -1,54 +1,122 @@
-"""The labelled HotpotQA questions as `dspy.Example`s, by split: smoke, dev, test or train.
+"""Which labelled questions a run uses: a dataset (a name or a file) and a split, as `dspy.Example`s.
 
-smoke/dev/test are ids from `splits.json` over the 500 dev questions (IRCoT format); their
-question type comes from the 53 records in the official format, "" where unknown. train is
-`train_100.json` (official format): its gold pages are in the offline web corpus only, so it
-has no single held-out title. `test` is for final reports only; the CLI says so when used.
-This module reads files; it does not run or score anything.
+Datasets: `hotpotqa` (splits smoke, dev, test, train), `aws_docs` (dev, test) and any user file
+or saved dataset folder (`optimize.eval.user_file`; its splits are the values of its `split`
+column, free text). A file's identity is its absolute path and its sha256, so a run of one
+file never resumes a run of another, nor of the same path after it changed.
+`job_splits` picks the optimizer's train and validation sets (see its docstring for the seeded
+fallback). This module reads data; it does not run or score anything.
 """
 
 from __future__ import annotations
 
-import json
-from typing import Literal
+import hashlib
+import random
+from pathlib import Path
 
 import dspy
+from pydantic import BaseModel
 
-from program.retrieval.corpora import DEV, SPLITS, data_file, read_json
+from optimize.eval import aws_docs, hotpotqa
+from optimize.eval.example_schema import DatasetError
+from optimize.eval.user_file import NO_SPLIT, read_examples
 from program.settings import Settings
 
-Split = Literal["smoke", "dev", "test", "train"]
-SPLITS_AVAILABLE: tuple[Split, ...] = ("smoke", "dev", "test", "train")
-TRAIN = "train_100.json"
-DEV_OFFICIAL = "dev_distractor_first53.original.json"
+NAMED = {"hotpotqa": hotpotqa.SPLITS_AVAILABLE, "aws_docs": aws_docs.SPLITS_AVAILABLE}
+ALL = "all"  # a user file's split when --split is not given: every row
+TEST = "test"
+VALIDATION_NAMES = ("validation", "dev", "val")
+TRAIN_SHARE = 0.2  # DSPy's advice for prompt optimizers: a small train set, a larger validation set
+SEEDED = "seeded_80pct"  # the validation split's name when it was carved by seed
 
 
-def load_split(settings: Settings, split: Split, limit: int | None = None) -> list[dspy.Example]:
-    """The split's questions in their fixed order; `limit` keeps the first N."""
-    if split not in SPLITS_AVAILABLE:
-        raise ValueError(f"unknown split {split!r}; valid splits: {', '.join(SPLITS_AVAILABLE)}")
-    examples = _train(settings) if split == "train" else _dev(settings, split)
+class DatasetRef(BaseModel):
+    name: str  # hotpotqa, aws_docs, or a file's absolute path
+    sha256: str = ""  # a file's content hash; "" for a named dataset
+
+    @property
+    def is_file(self) -> bool:
+        return self.name not in NAMED
+
+    @property
+    def label(self) -> str:
+        """A short name for run ids: the dataset's name or the file's stem."""
+        return Path(self.name).stem if self.is_file else self.name
+
+
+def resolve_dataset(text: str) -> DatasetRef:
+    if text in NAMED:
+        return DatasetRef(name=text)
+    path = Path(text).expanduser()
+    if not path.exists():
+        raise DatasetError(f"no dataset {text!r}: give {', '.join(NAMED)}, or a .jsonl/.csv/.parquet file or a "
+                           "folder saved with save_to_disk")
+    return DatasetRef(name=str(path.resolve()), sha256=content_sha256(path))
+
+
+def load_examples(settings: Settings, ref: DatasetRef, split: str, limit: int | None = None) -> list[dspy.Example]:
+    """The split's questions in their fixed order; `limit` keeps the first N. A file's split `all` is every row."""
+    examples = _load(settings, ref, split)
     return examples[:limit] if limit is not None else examples
 
 
-def _dev(settings: Settings, split: Split) -> list[dspy.Example]:
-    splits = read_json(settings, SPLITS)
-    holdout = splits["web_holdout_title_by_qid"]
-    types = {r["_id"]: r["type"] for r in read_json(settings, DEV_OFFICIAL)}
-    with data_file(settings, DEV).open(encoding="utf-8") as lines:
-        rows = {row["question_id"]: row for row in map(json.loads, lines)}
-    return [_example(qid, rows[qid]["question_text"], rows[qid]["answers_objects"][0]["spans"][0],
-                     [c["title"] for c in rows[qid]["contexts"] if c["is_supporting"]],
-                     holdout.get(qid, ""), types.get(qid, ""))
-            for qid in splits[f"{split}_ids"]]
+def _load(settings: Settings, ref: DatasetRef, split: str) -> list[dspy.Example]:
+    if ref.name == "hotpotqa":
+        return hotpotqa.load_hotpotqa(settings, split)
+    if ref.name == "aws_docs":
+        return aws_docs.load_aws_docs(aws_docs.aws_docs_file(settings), split)
+    by_split = read_examples(Path(ref.name))
+    if split == ALL:
+        return [e for examples in by_split.values() for e in examples]
+    if split not in by_split or split == NO_SPLIT:
+        named = sorted(s for s in by_split if s != NO_SPLIT)
+        raise DatasetError(f"unknown split {split!r} of {ref.name}; its splits: {', '.join(named) or 'none (no split column)'}")
+    return by_split[split]
 
 
-def _train(settings: Settings) -> list[dspy.Example]:
-    return [_example(r["_id"], r["question"], r["answer"], [t for t, _ in r["supporting_facts"]], "", r["type"])
-            for r in read_json(settings, TRAIN)]
+def job_examples(settings: Settings, ref: DatasetRef, val_split: str | None,
+                 seed: int) -> tuple[list[dspy.Example], list[dspy.Example], str]:
+    """The optimize job's train set, validation set and validation split name (see `job_splits`)."""
+    if ref.name == "hotpotqa":  # its splits are separate files: read only the two the job uses
+        val_split = val_split or "dev"
+        by_split = {"train": _load(settings, ref, "train"), val_split: _load(settings, ref, val_split)}
+    elif ref.name == "aws_docs":
+        by_split = {split: _load(settings, ref, split) for split in aws_docs.SPLITS_AVAILABLE}
+    else:
+        by_split = read_examples(Path(ref.name))
+    return job_splits(by_split, val_split, seed)
 
 
-def _example(qid: str, question: str, answer: str, gold_titles: list[str], holdout_title: str,
-             hotpot_type: str) -> dspy.Example:
-    return dspy.Example(question=question, answer=answer, gold_titles=list(dict.fromkeys(gold_titles)),
-                        holdout_title=holdout_title, qid=qid, hotpot_type=hotpot_type).with_inputs("question")
+def job_splits(by_split: dict[str, list[dspy.Example]], val_split: str | None,
+               seed: int) -> tuple[list[dspy.Example], list[dspy.Example], str]:
+    """Train on the `train` split and validate on `val_split`, or else the first of validation/dev/val.
+
+    Without both, the rows outside `test` (and outside a named `val_split`) are shuffled with
+    `seed`: with a named validation split they all train; otherwise `TRAIN_SHARE` (20%) of them
+    train and the rest (80%) validate. The test split never trains nor validates."""
+    if val_split == TEST:
+        raise DatasetError("the test split is for final reports only; validate on another split")
+    if val_split is not None and val_split not in by_split:
+        raise DatasetError(f"unknown validation split {val_split!r}; the dataset's splits: "
+                           f"{', '.join(s for s in by_split if s) or 'none (no split column)'}")
+    val_name = val_split or next((s for s in VALIDATION_NAMES if s in by_split), None)
+    if val_name and by_split.get("train"):
+        return by_split["train"], by_split[val_name], val_name
+    pool = [e for s, examples in by_split.items() if s not in (TEST, val_split) for e in examples]
+    random.Random(seed).shuffle(pool)
+    if val_split is not None and pool:
+        return pool, by_split[val_split], val_split
+    if len(pool) < 2:
+        raise DatasetError("too few questions outside the test split to train and validate on (need 2)")
+    cut = max(1, round(len(pool) * TRAIN_SHARE))
+    return pool[:cut], pool[cut:], SEEDED
+
+
+def content_sha256(path: Path) -> str:
+    """A file's sha256, or a folder's over its files' relative paths and contents."""
+    digest = hashlib.sha256()
+    files = sorted(p for p in path.rglob("*") if p.is_file()) if path.is_dir() else [path]
+    for file in files:
+        digest.update(str(file.relative_to(path)).encode() if path.is_dir() else b"")
+        digest.update(file.read_bytes())
+    return digest.hexdigest()

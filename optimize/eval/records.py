@@ -27,6 +27,7 @@ class Record(BaseModel):
     error: str = ""
     question: str
     gold: str
+    answerable: bool = True  # False: the documents do not answer it, and abstaining is correct
     hotpot_type: str = ""
     holdout_title: str = ""
     seconds: float = 0.0  # the program's wall time, measured by the runner

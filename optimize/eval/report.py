@@ -49,7 +49,10 @@ def report_blocks(records: list[Record], summary: RunSummary) -> list[Block]:
              "Means over all questions (timeouts and errors included, scored as what they returned) "
              "with 95% bootstrap confidence intervals."),
         Heading("Overall"), _overall(systems),
-        Text("EM and F1 score the short answer; an abstention scores as no answer. Web precision: of the questions "
+        Text("EM and F1 score the short answer against the best of the gold answers; an abstention scores as no "
+             "answer. On an unanswerable question (the documents do not answer it) abstaining is correct: EM and F1 "
+             "are 1 when the program abstained and 0 when it answered, and the evidence and citation metrics do not "
+             "apply (left out of their means). Web precision: of the questions "
              "that searched the web, the share with a held-out gold paragraph; web recall: of the questions with a "
              "held-out gold paragraph, the share that searched the web."),
         Figure("metrics.png", plots.metrics_chart(summary), "main metrics per system, 95% CI"),
@@ -79,6 +82,8 @@ def _overall(systems: list[SystemSummary]) -> Table:
     table = _metrics_table([m for m in HEADLINE if m in METRICS], systems)
     table.rows += [["latency p50 (s)", *(f"{s.latency_p50_s:.1f}" for s in systems)],
                    ["latency p95 (s)", *(f"{s.latency_p95_s:.1f}" for s in systems)],
+                   ["abstention rate, answerable", *(str(s.abstained_answerable) for s in systems)],
+                   ["abstention rate, unanswerable", *(str(s.abstained_unanswerable) for s in systems)],
                    ["web precision (holdout)", *(str(s.web_precision) for s in systems)],
                    ["web recall (holdout)", *(str(s.web_recall) for s in systems)],
                    ["status", *(", ".join(f"{k} {v}" for k, v in s.status.items()) for s in systems)]]
@@ -86,7 +91,7 @@ def _overall(systems: list[SystemSummary]) -> Table:
 
 
 def _metrics_table(names: list[str], systems: list[SystemSummary]) -> Table:
-    rows = [[LABELS.get(m, m), *(str(s.metrics[m]) for s in systems)] for m in names]
+    rows = [[LABELS.get(m, m), *(str(s.metrics[m]) if s.metrics[m].n else "–" for s in systems)] for m in names]
     return Table(["metric", *(s.system for s in systems)], rows)
 
 

@@ -1,9 +1,11 @@
 """What defines an eval run, and where its folder is: the same arguments give the same run id.
 
-The id hashes everything that changes the results (split, limit, systems, program file and
-its content, LM, judge, time limit, cache, web backend, hidden gold), so re-running a command
+The id hashes everything that changes the results (dataset, and a dataset file's content,
+split, limit, systems, program file and its content, LM, judge, time limit, cache, web backend,
+hidden gold), so re-running a command
 resumes its own folder and a changed argument starts a new one; the web backend and hidden gold
-also show in the id's name, so a hidden-gold run is never mistaken for a normal one. Threads
+also show in the id's name, so a hidden-gold run is never mistaken for a normal one; so does a
+dataset other than HotpotQA (its name or file stem). Threads
 are left out: they change speed, not results.
 This module does not run or score anything.
 """
@@ -21,7 +23,8 @@ UNCOMPILED = "uncompiled"
 
 
 class EvalConfig(BaseModel):
-    dataset: str = "hotpotqa"
+    dataset: str = "hotpotqa"  # a named dataset, or a dataset file's absolute path
+    dataset_sha256: str = ""  # the dataset file's content; "" for a named dataset
     split: str
     program: str = UNCOMPILED  # a compiled program JSON, or "uncompiled"
     program_sha256: str = ""
@@ -41,9 +44,12 @@ class EvalConfig(BaseModel):
 
     @property
     def run_id(self) -> str:
-        digest = hashlib.sha256(self.model_dump_json().encode()).hexdigest()[:8]
+        # subtle: a named dataset leaves the hash unchanged, so HotpotQA runs keep the ids they had
+        digest = hashlib.sha256(self.model_dump_json(exclude={"dataset_sha256"} if not self.dataset_sha256 else None)
+                                .encode()).hexdigest()[:8]
         conditions = (f"-web_{self.web}" if self.web else "") + ("-hide_gold" if self.hide_gold else "")
-        return f"eval-{self.split}-{self.program_name}{conditions}-{digest}"
+        dataset = "" if self.dataset == "hotpotqa" else f"{Path(self.dataset).stem}-"
+        return f"eval-{dataset}{self.split}-{self.program_name}{conditions}-{digest}"
 
     def folder(self, settings: Settings) -> Path:
         return runs_dir(settings) / self.run_id

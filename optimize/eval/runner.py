@@ -79,7 +79,7 @@ def _run(program, todo, system, score, threads, time_limit_s, hard_s, hide_gold)
             # subtle: DSPy's settings (LM, adapter, usage tracking) live in context variables;
             # a copy of this thread's context gives the worker the same ones, as ParallelExecutor does.
             work = contextvars.copy_context().run
-            runs = without_gold(program, example.gold_titles) if hide_gold else program
+            runs = without_gold(program, example.gold_sources) if hide_gold else program
             threading.Thread(target=work, args=(_attempt, runs, example, system, score, time_limit_s, done),
                              daemon=True).start()
         try:
@@ -96,6 +96,8 @@ def _run(program, todo, system, score, threads, time_limit_s, hard_s, hide_gold)
 
 def without_gold(program: dspy.Module, titles: list[str]) -> dspy.Module:
     """A copy of `program` whose index search, and offline web search if any, never return these titles.
+
+    The search filters by exact title: gold sources given as paths or URLs hide nothing.
 
     The deep copy is cheap: searches and web backends share themselves instead of copying.
     A Tavily backend has no search to filter and stays as it is."""
@@ -145,12 +147,16 @@ def _failed(example, system, status, error, seconds, score) -> Record:
 
 def postfix(records: list[Record]) -> str:
     """Running means for the progress bar: what a person watches to decide whether to stop early."""
-    mean = lambda name: statistics.fmean(getattr(r.scores, name) for r in records)  # noqa: E731
+    def mean(name: str) -> float:  # a metric that does not apply (None) is left out
+        values = [v for r in records if (v := getattr(r.scores, name)) is not None]
+        return statistics.fmean(values) if values else float("nan")
+
     return (f"f1={mean('f1'):.2f} ev_recall={mean('evidence_recall'):.2f} cite_recall={mean('citation_recall'):.2f} "
             f"p50={statistics.median(r.seconds for r in records):.1f}s")
 
 
 def _record(example, system, status, error, seconds, scores, result) -> Record:
     return Record(qid=example.qid, system=system, status=status, error=error, question=example.question,
-                  gold=example.answer, hotpot_type=example.hotpot_type, holdout_title=example.holdout_title,
+                  gold=example.answer, answerable=example.answerable, hotpot_type=example.hotpot_type,
+                  holdout_title=example.holdout_title,
                   seconds=round(seconds, 3), scores=scores, result=result)

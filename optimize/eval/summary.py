@@ -2,8 +2,10 @@
 
 `summarize(records, ...)` turns records into `RunSummary`, the pydantic model written as
 summary.json, rendered by `optimize.eval.report` and logged to MLflow. Every record counts in the
-means, timeouts and errors included (scored as what they returned, or as no answer). The
-abstention rate is the mean of the `abstained` metric. Web use is scored against the holdout
+means, timeouts and errors included (scored as what they returned, or as no answer); a metric
+that does not apply to a question (None) is left out of its mean, whose `n` says how many
+counted. The abstention rate is the mean of the `abstained` metric, and is also shown apart on
+answerable and on unanswerable questions (where abstaining is correct). Web use is scored against the holdout
 labels: precision is the share of web-searching questions that had a held-out gold paragraph,
 recall the share of such questions that searched the web. This module does not plot or write files.
 """
@@ -11,6 +13,7 @@ recall the share of such questions that searched the web. This module does not p
 from __future__ import annotations
 
 from collections import Counter
+from typing import get_args
 
 from pydantic import BaseModel, computed_field
 
@@ -19,7 +22,15 @@ from optimize.eval.records import Record
 from optimize.eval.stats import Estimate, mean_ci, percentile
 
 NUMERIC = (int, float, bool)
-METRICS = tuple(name for name, field in Scorecard.model_fields.items() if field.annotation in NUMERIC)
+
+
+def _numeric(annotation) -> bool:
+    """int, float or bool, or one of them or None (a metric that may not apply)."""
+    kinds = set(get_args(annotation)) - {type(None)}
+    return annotation in NUMERIC or bool(kinds) and kinds <= set(NUMERIC)
+
+
+METRICS = tuple(name for name, field in Scorecard.model_fields.items() if _numeric(field.annotation))
 # the quality metrics shown per slice; the cost ones (tokens, calls, dollars) only overall
 MAIN = tuple(m for m in ("composite", "exact_match", "f1", "evidence_recall", "citation_recall", "citation_precision")
              if m in METRICS)
@@ -54,6 +65,8 @@ class SystemSummary(BaseModel):
     rules: dict[str, int]  # gate rule -> steps it chose, over all questions
     web_precision: Share  # of the questions that searched the web, those with a held-out gold paragraph
     web_recall: Share  # of the questions with a held-out gold paragraph, those that searched the web
+    abstained_answerable: Share  # of the answerable questions, those the program abstained on
+    abstained_unanswerable: Share  # of the unanswerable questions, those it abstained on (correctly)
     by_holdout: dict[str, dict[str, Estimate]]
     by_type: dict[str, dict[str, Estimate]]
     worst: list[str]  # qids, lowest composite first
@@ -89,13 +102,15 @@ def summarize_system(records: list[Record]) -> SystemSummary:
         rules=_counts(s.rule for t in traces for s in t.steps if s.rule),
         web_precision=_share(records, of=_searched_web, hit=_has_holdout),
         web_recall=_share(records, of=_has_holdout, hit=_searched_web),
+        abstained_answerable=_share(records, of=lambda r: r.answerable, hit=lambda r: r.scores.abstained),
+        abstained_unanswerable=_share(records, of=lambda r: not r.answerable, hit=lambda r: r.scores.abstained),
         by_holdout=_slices(records, lambda r: "web holdout" if _has_holdout(r) else "local only"),
         by_type=_slices(records, lambda r: r.question_type),
-        worst=[r.qid for r in sorted(records, key=lambda r: _score(r, "composite"))[:WORST]])
+        worst=[r.qid for r in sorted(records, key=lambda r: r.scores.composite)[:WORST]])
 
 
 def _means(records: list[Record], names: tuple[str, ...]) -> dict[str, Estimate]:
-    return {name: mean_ci([_score(r, name) for r in records]) for name in names}
+    return {name: mean_ci([v for r in records if (v := score_of(r, name)) is not None]) for name in names}
 
 
 def _slices(records: list[Record], key) -> dict[str, dict[str, Estimate]]:
@@ -118,8 +133,10 @@ def _has_holdout(record: Record) -> bool:
     return bool(record.holdout_title)
 
 
-def _score(record: Record, name: str) -> float:
-    return float(getattr(record.scores, name))
+def score_of(record: Record, name: str) -> float | None:
+    """The record's value of a metric; None when the metric does not apply to its question."""
+    value = getattr(record.scores, name)
+    return None if value is None else float(value)
 
 
 def _counts(values) -> dict[str, int]:

@@ -56,8 +56,10 @@ class EvalTracking:
         gated.web_recall, gated.rule_<name> (steps the rule chose), single_pass.latency_p50_s, ..."""
         metrics, now = [], int(time.time() * 1000)
         for system in summary.systems:
-            web = {"web_precision": system.web_precision.rate, "web_recall": system.web_recall.rate}
-            values = {name: e.mean for name, e in system.metrics.items()} | {
+            web = {"web_precision": system.web_precision.rate, "web_recall": system.web_recall.rate,
+                   "abstained_answerable": system.abstained_answerable.rate,
+                   "abstained_unanswerable": system.abstained_unanswerable.rate}
+            values = {name: e.mean for name, e in system.metrics.items() if e.n} | {
                 "latency_p50_s": system.latency_p50_s, "latency_p95_s": system.latency_p95_s, "n": system.n,
                 **{f"status_{k}": v for k, v in system.status.items()},
                 **{k: v for k, v in web.items() if v is not None},  # no rate without questions to count

@@ -1,6 +1,7 @@
 """The recipes behind `python -m optimize` (the job, `run`) and `python -m optimize export`.
 
-`run` reads the config (preset, then `--config FILE`, then flags), picks the run folder (a new
+`run` reads the config (preset, then `--config FILE`, then flags), reads the dataset's train and
+validation questions (`optimize.eval.examples.job_examples`), picks the run folder (a new
 one, `--resume RUN_ID`, or by default the last unfinished run with the same config), builds or
 reuses the indexes, starts the LM with DSPy's cache on (threshold trials reuse its calls), and
 runs `optimize.job.job.Job`. `--dry-run` prints the estimated LM spending and stops.
@@ -19,13 +20,10 @@ EXPERIMENT = "gatedrag-optimize"
 
 
 def run_command(args: argparse.Namespace) -> int:
-    from optimize.eval.examples import load_split
     from optimize.job.config import load_config
 
     settings = settings_from_args(args, profile="profile", local_model="local_model", data_dir="data_dir")
-    config = load_config(args.preset, args.config, _overrides(args))
-    train = load_split(settings, "train", config.train_limit)
-    val = load_split(settings, config.val_split, config.val_limit)
+    config, train, val = _dataset(settings, load_config(args.preset, args.config, _overrides(args)))
     model = settings.local_model if settings.resolved_profile == "local" else settings.openai_model
     if args.dry_run:
         return _dry_run(config, len(val), len(train), model)
@@ -33,6 +31,21 @@ def run_command(args: argparse.Namespace) -> int:
     print(f"optimize run {folder.name}: {len(train)} train, {len(val)} {config.val_split} questions -> {folder}",
           file=sys.stderr)
     return _run(config, settings, folder, model, train, val, args.progress)
+
+
+def _dataset(settings, config):
+    """The config with its dataset resolved (a file's absolute path and sha256, the validation split's
+    name), and the train and validation questions, cut to their limits."""
+    from optimize.eval.example_schema import DatasetError
+    from optimize.eval.examples import job_examples, resolve_dataset
+
+    try:
+        ref = resolve_dataset(config.dataset)
+        train, val, val_split = job_examples(settings, ref, config.val_split, config.seed)
+    except DatasetError as error:
+        raise UsageError(str(error)) from None
+    config = config.model_copy(update={"dataset": ref.name, "dataset_sha256": ref.sha256, "val_split": val_split})
+    return config, train[:config.train_limit], val[:config.val_limit]
 
 
 def _run(config, settings, folder: Path, model: str, train, val, progress: bool) -> int:
@@ -111,8 +124,8 @@ def _dry_run(config, val_size: int, train_size: int, model: str) -> int:
 
 def _overrides(args: argparse.Namespace) -> dict:
     caps = {k: getattr(args, f"max_{k}") for k in ("lm_calls", "tokens", "dollars") if getattr(args, f"max_{k}") is not None}
-    flags = {k: getattr(args, k) for k in ("optimizer", "train_limit", "val_limit", "threshold_trials", "latency_weight",
-                                           "latency_budget_s")}
+    flags = {k: getattr(args, k) for k in ("dataset", "val_split", "optimizer", "train_limit", "val_limit",
+                                           "threshold_trials", "latency_weight", "latency_budget_s")}
     return flags | ({"caps": caps} if caps else {})
 
 
@@ -149,6 +162,11 @@ def add_parsers(sub, positive_int) -> None:
     run = sub.add_parser("run", help="compile prompts and thresholds (the default command); resumable")
     run.add_argument("--preset", default="quick", help="datasets/optimize/<preset>.toml (quick, full)")
     run.add_argument("--config", type=Path, help="a TOML file overriding the preset")
+    run.add_argument("--dataset", metavar="FILE|NAME", help=(
+        "hotpotqa (default), aws_docs, or a labelled question file (.jsonl, .csv, .parquet) or saved dataset folder: "
+        "trains on its train split and validates on its validation/dev split (see datasets/README.md)"))
+    run.add_argument("--val-split", help="the split to validate on (default: the preset's for hotpotqa, else the "
+                                         "dataset's validation split)")
     run.add_argument("--optimizer", choices=["bootstrap", "mipro", "gepa"])
     run.add_argument("--train-limit", type=positive_int)
     run.add_argument("--val-limit", type=positive_int)

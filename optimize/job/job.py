@@ -115,7 +115,8 @@ class Job:
             return self._run_eval(programs, val, name, step)
 
     def _run_eval(self, programs: dict[str, GatedRAG], val, name: str, step: int) -> RunSummary:
-        config = EvalConfig(split=self.config.val_split, systems=list(programs), limit=self.config.val_limit,
+        config = EvalConfig(dataset=self.config.dataset, dataset_sha256=self.config.dataset_sha256,
+                            split=self.config.val_split or "validation", systems=list(programs), limit=self.config.val_limit,
                             profile=self.settings.resolved_profile, model=self.model, time_limit_s=self.config.time_limit_s,
                             program=self.folder.name, cache=False)
         summary = run_eval(config, self.settings, self.folder / name, programs, val, self._score(),

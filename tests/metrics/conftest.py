@@ -2,12 +2,13 @@
 
 import dspy
 
+from optimize.eval.example_schema import make_example
 from program.result import Citation, Resources, Result, Timing, Tokens, Trace
 from tests.conftest import passage
 
 
-def example(answer="Chief of Protocol", gold=("Shirley Temple", "Kiss and Tell")):
-    return dspy.Example(question="q", answer=answer, gold_titles=list(gold), holdout_title="").with_inputs("question")
+def example(answer="Chief of Protocol", gold=("Shirley Temple", "Kiss and Tell"), answers=None, answerable=True):
+    return make_example("q", "q", answers or ([answer] if answerable else []), list(gold), answerable=answerable)
 
 
 def prediction(answer, citations=(), evidence_titles=(), seconds=10.0, calls=3, short_answer="", abstained=False):

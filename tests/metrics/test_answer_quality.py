@@ -52,3 +52,20 @@ def test_without_a_short_answer_the_answer_text_is_scored():
     assert short_answer_text(prediction("Chief of Protocol [1].")) == "Chief of Protocol."
     assert short_answer_text(dspy.Prediction(answer="Chief of Protocol [2]")) == "Chief of Protocol"
     assert abstained(dspy.Prediction(answer="")) is False
+
+
+def test_several_gold_answers_score_the_best_one():
+    gold = example(answers=["yes", "AMI supports tags"])
+    assert exact_match(gold, prediction("x", short_answer="Yes")) == 1.0
+    assert token_f1(gold, prediction("x", short_answer="AMI tags")) == pytest.approx(0.8)  # 2 of 2 vs 2 of 3
+    assert token_f1(gold, prediction("x", short_answer="no")) == 0.0  # a wrong yes/no scores 0 against both
+    assert answer_coverage(gold, prediction("AMIs support tags, yes [1].")) == 1.0
+
+
+def test_an_unanswerable_question_scores_the_abstention():
+    gold = example(answerable=False)
+    assert gold.answers == [] and gold.answer == ""
+    abstains, answers = prediction("The documents do not say.", abstained=True), prediction("Paris", short_answer="Paris")
+    assert exact_match(gold, abstains) == token_f1(gold, abstains) == answer_coverage(gold, abstains) == 1.0
+    assert exact_match(gold, answers) == token_f1(gold, answers) == answer_coverage(gold, answers) == 0.0
+    assert token_f1(gold, abstains, trace=object()) is True

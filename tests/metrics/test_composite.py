@@ -61,3 +61,17 @@ def test_an_abstention_is_recorded_and_earns_no_f1_and_no_latency_credit():
     assert card.abstained is True and card.f1 == 0.0 and card.latency_score == 0.0
     assert "The program abstained, but the gold answer is 'Chief of Protocol'." in card.feedback
     assert score_example(example(), GOOD, always).abstained is False
+
+
+def test_an_unanswerable_question_scores_the_abstention_without_evidence_or_citations():
+    abstains = prediction("I could not find the answer.", abstained=True, seconds=30)
+    card = score_example(example(answerable=False), abstains, always)
+    assert (card.f1, card.evidence_recall, card.citation_recall, card.gold_citation_precision) == (1.0, None, None, None)
+    assert card.composite == pytest.approx(1.0)  # f1 and latency, the only parts that apply
+    answers = score_example(example(answerable=False), GOOD, always)
+    assert answers.f1 == 0.0 and answers.composite == 0.0 and "instead of abstaining" in answers.feedback
+
+
+def test_without_gold_sources_evidence_recall_is_left_out_of_the_composite():
+    card = score_example(example(gold=[]), GOOD, always)
+    assert card.evidence_recall is None and card.composite == pytest.approx(1.0)

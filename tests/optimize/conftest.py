@@ -4,12 +4,14 @@ and a small in-memory index holding the examples' gold paragraphs."""
 from __future__ import annotations
 
 import time
+from dataclasses import dataclass
 
 import dspy
 import pytest
 from qdrant_client import QdrantClient
 
 from metrics import CompositeWeights, Scorecard, build_support_judge, score_example
+from optimize.eval.example_schema import make_example
 from optimize.eval.records import Record
 from program.retrieval.chunking import Document
 from program.retrieval.embeddings import load_embedder
@@ -27,8 +29,8 @@ GOLD = {"q1": ("Who directed Kiss and Tell?", "Richard Wallace", ["Kiss and Tell
 
 
 def examples(*qids: str) -> list[dspy.Example]:
-    return [dspy.Example(qid=q, question=GOLD[q][0], answer=GOLD[q][1], gold_titles=GOLD[q][2], holdout_title=GOLD[q][3],
-                         hotpot_type=GOLD[q][4]).with_inputs("question") for q in qids or GOLD]
+    return [make_example(q, GOLD[q][0], [GOLD[q][1]], GOLD[q][2], holdout_title=GOLD[q][3], hotpot_type=GOLD[q][4])
+            for q in qids or GOLD]
 
 
 def result(question: str, answer: str, titles: list[str], actions=("retrieve", "draft", "answer"), ended="answered") -> Result:
@@ -53,6 +55,19 @@ def hand_record(qid: str, holdout: str = "", web_searches: int = 0, rules=(), ab
 HAND = [hand_record("a", "A page", 1, ("covered_with_cliff", "")), hand_record("b", "B page", 0, ("out_of_time",)),
         hand_record("c", "", 2, ("covered_with_cliff",), abstained=True), hand_record("d", "D page", 1),
         hand_record("e", "", 0, abstained=True)]
+
+
+@dataclass
+class FakeHandle:
+    """What `build_lm` returns, around a fake LM."""
+    lm: object
+    description: str = "fake LM"
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        pass
 
 
 class FakeProgram(dspy.Module):

@@ -1,7 +1,6 @@
 """`python -m optimize`: bad input exits 2 with one line and writes nothing; eval and compare end to end."""
 
 import json
-from dataclasses import dataclass
 
 import pytest
 
@@ -11,7 +10,7 @@ from optimize.eval import systems
 from optimize.cli import main
 from optimize.eval.records import RecordLog
 from tests.conftest import scripted_lm
-from tests.optimize.conftest import GOLD, FakeProgram, examples
+from tests.optimize.conftest import GOLD, FakeHandle, FakeProgram, examples
 
 
 def one_line_error(capsys, argv, code=2):
@@ -22,8 +21,10 @@ def one_line_error(capsys, argv, code=2):
 
 
 @pytest.mark.parametrize("argv, says", [
-    (["eval", "--split", "validation"], "invalid choice"),
-    (["eval"], "--split"),
+    (["eval", "--split", "validation"], "unknown split 'validation' of hotpotqa"),
+    (["eval"], "--split is required for hotpotqa"),
+    (["eval", "--dataset", "no-such-file.jsonl"], "no dataset 'no-such-file.jsonl'"),
+    (["eval", "--dataset", "aws_docs", "--split", "smoke"], "unknown split 'smoke' of aws_docs"),
     (["eval", "--split", "smoke", "--program", "missing.json"], "no compiled program"),
     (["eval", "--split", "smoke", "--systems", "gated,react"], "unknown system"),
     (["eval", "--split", "smoke", "--limit", "0"], "at least 1"),
@@ -44,18 +45,6 @@ def test_the_test_split_prints_a_notice_then_needs_the_index(capsys, tmp_path):
     assert main(["eval", "--split", "test", "--data-dir", str(tmp_path)]) == 1
     err = capsys.readouterr().err
     assert "test split is for final reports only" in err and "python -m program index" in err
-
-
-@dataclass
-class FakeHandle:
-    lm: object
-    description: str = "fake LM"
-
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc):
-        pass
 
 
 def test_eval_then_compare_from_the_command_line(capsys, monkeypatch, settings, tmp_path):
@@ -90,7 +79,7 @@ def test_eval_with_web_none_and_hidden_gold_runs_without_web_and_gold(capsys, mo
         return {"gated": gold_program}
 
     monkeypatch.setattr(systems, "build_systems", fake_systems)
-    monkeypatch.setattr(splits, "load_split", lambda settings, split, limit: examples())
+    monkeypatch.setattr(splits, "load_examples", lambda settings, ref, split, limit: examples())
     monkeypatch.setattr(program.lm.lm_profiles, "build_lm", lambda settings, cache: FakeHandle(scripted_lm()))
     argv = ["eval", "--split", "smoke", "--systems", "gated", "--web", "none", "--hide-gold", "--no-progress",
             "--data-dir", str(settings.data_dir)]
@@ -101,5 +90,49 @@ def test_eval_with_web_none_and_hidden_gold_runs_without_web_and_gold(capsys, mo
     config = json.loads((folder / "config.json").read_text())
     assert (config["web"], config["hide_gold"]) == ("none", True)
     for record, example in zip(RecordLog(folder / "results.jsonl").read(), examples()):
-        assert not {p.title for p in record.result.evidence} & set(example.gold_titles)
+        assert not {p.title for p in record.result.evidence} & set(example.gold_sources)
     assert "web none; each question's gold paragraphs hidden" in (folder / "report.md").read_text()
+
+
+def test_eval_on_a_users_jsonl_file(capsys, monkeypatch, settings, tmp_path):
+    """Several answers, gold sources as URL paths, no gold sources, and an unanswerable question the program answers."""
+    rows = [{"id": "k", "question": GOLD["q1"][0], "answers": ["R. Wallace", "Richard Wallace"],
+             "gold_sources": ["example.org/Kiss and Tell"], "split": "dev"},
+            {"id": "o", "question": GOLD["q2"][0], "answer": "Alpha", "split": "dev"},
+            {"id": "s", "question": GOLD["q3"][0], "answers": [], "split": "dev"},
+            {"id": "t", "question": "never asked", "answer": "x", "split": "test"}]
+    path = tmp_path / "my.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    monkeypatch.setattr(systems, "build_systems", lambda settings, names, program_path: {"gated": FakeProgram()})
+    monkeypatch.setattr(program.lm.lm_profiles, "build_lm", lambda settings, cache: FakeHandle(scripted_lm()))
+    argv = ["eval", "--dataset", str(path), "--split", "dev", "--systems", "gated", "--no-progress",
+            "--data-dir", str(settings.data_dir)]
+    assert main(argv) == 0
+    run_id = capsys.readouterr().err.split("run ")[1].split(":")[0]
+    folder = settings.data_dir / "runs" / run_id
+    assert run_id.startswith("eval-my-dev-uncompiled-")
+    config = json.loads((folder / "config.json").read_text())
+    assert (config["dataset"], len(config["dataset_sha256"])) == (str(path.resolve()), 64)
+    gated = json.loads((folder / "summary.json").read_text())["systems"][0]
+    assert gated["n"] == 3 and gated["metrics"]["exact_match"]["mean"] == pytest.approx(2 / 3)  # s answered: 0
+    assert gated["metrics"]["evidence_recall"]["n"] == 1  # o has no gold sources, s is unanswerable
+    assert gated["abstained_answerable"] == {"hits": 0, "n": 2, "rate": 0.0}
+    assert gated["abstained_unanswerable"] == {"hits": 0, "n": 1, "rate": 0.0}
+    assert "abstention rate, unanswerable" in (folder / "report.md").read_text()
+
+    path.write_text(path.read_text().replace("Alpha", "Beta"), encoding="utf-8")
+    assert main(argv) == 0  # an edited file is a new run, never a resume of the old one
+    assert capsys.readouterr().err.split("run ")[1].split(":")[0] != run_id
+
+
+def test_a_bad_file_is_one_line_exit_2_and_writes_nothing(capsys, tmp_path):
+    path = tmp_path / "bad.jsonl"
+    path.write_text('{"question": "Q?", "answer": "A", "split": "dev"}\n{"question": "Q2?"}\n', encoding="utf-8")
+    data = tmp_path / "data"
+    err = one_line_error(capsys, ["eval", "--dataset", str(path), "--data-dir", str(data)])
+    assert f"{path}: 1 bad row(s), nothing was run; row 2: no answer" in err
+    err = one_line_error(capsys, ["eval", "--dataset", str(path.with_name("ok.jsonl")), "--data-dir", str(data)])
+    path.write_text('{"question": "Q?", "answer": "A", "split": "dev"}\n', encoding="utf-8")
+    err = one_line_error(capsys, ["eval", "--dataset", str(path), "--split", "valid", "--data-dir", str(data)])
+    assert "unknown split 'valid'" in err and "its splits: dev" in err
+    assert not data.exists()

@@ -1,46 +1,65 @@
-"""Loading the HotpotQA splits from the real shared data (local files)."""
+"""Choosing a dataset and split: names and files, a file's identity, its splits, and the job's train/validation."""
+
+import json
 
 import pytest
 
-from optimize.eval.examples import load_split
-from program.retrieval.corpora import DataNotFoundError
+from optimize.eval.example_schema import DatasetError, make_example
+from optimize.eval.examples import ALL, SEEDED, load_examples, job_splits, resolve_dataset
 from program.settings import Settings
 
 
-@pytest.fixture(scope="module")
-def settings():
-    return Settings()
+def write(path, rows):
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    return path
 
 
-def test_smoke_split_is_thirty_typed_examples_with_two_gold_titles(settings):
-    smoke = load_split(settings, "smoke")
-    assert len(smoke) == 30 and len({e.qid for e in smoke}) == 30
-    assert all(len(e.gold_titles) == 2 and e.answer and e.question for e in smoke)
-    # smoke is drawn from the 53 questions with the official record, so every type is known
-    assert {e.hotpot_type for e in smoke} <= {"bridge", "comparison"}
-    assert set(smoke[0].inputs().keys()) == {"question"}
+def rows(n, split=None):
+    return [{"id": f"{split}{i}", "question": f"Q{i}?", "answer": "A"} | ({"split": split} if split else {})
+            for i in range(n)]
 
 
-def test_holdout_titles_are_gold_titles_for_about_half(settings):
-    dev = load_split(settings, "dev")
-    held = [e for e in dev if e.holdout_title]
-    assert len(dev) == 250 and 0 < len(held) < 250
-    assert all(e.holdout_title in e.gold_titles for e in held)
-    assert {e.hotpot_type for e in dev} >= {"", "bridge"}
+def test_names_and_files_resolve_with_a_content_hash(tmp_path):
+    assert resolve_dataset("aws_docs").is_file is False and resolve_dataset("hotpotqa").sha256 == ""
+    path = write(tmp_path / "my.jsonl", rows(2))
+    ref = resolve_dataset(str(path))
+    assert (ref.name, ref.label, len(ref.sha256)) == (str(path.resolve()), "my", 64)
+    write(path, rows(3))
+    assert resolve_dataset(str(path)).sha256 != ref.sha256  # a changed file is another dataset
+    with pytest.raises(DatasetError, match="no dataset 'nope.jsonl'"):
+        resolve_dataset("nope.jsonl")
 
 
-def test_test_and_dev_do_not_overlap(settings):
-    assert not {e.qid for e in load_split(settings, "test")} & {e.qid for e in load_split(settings, "dev")}
+def test_a_file_runs_every_row_or_the_split_named(tmp_path):
+    ref = resolve_dataset(str(write(tmp_path / "my.jsonl", rows(2, "dev") + rows(1, "holdout"))))
+    settings = Settings(data_dir=tmp_path / "data")
+    assert [e.qid for e in load_examples(settings, ref, ALL)] == ["dev0", "dev1", "holdout0"]
+    assert [e.qid for e in load_examples(settings, ref, "holdout")] == ["holdout0"]
+    assert [e.qid for e in load_examples(settings, ref, "dev", limit=1)] == ["dev0"]
+    with pytest.raises(DatasetError, match="unknown split 'test' of .*my.jsonl; its splits: dev, holdout"):
+        load_examples(settings, ref, "test")
+    assert not (tmp_path / "data").exists()  # reading wrote nothing
 
 
-def test_train_has_types_gold_titles_and_no_holdout(settings):
-    train = load_split(settings, "train", limit=5)
-    assert len(train) == 5
-    assert all(e.hotpot_type in {"bridge", "comparison"} and e.gold_titles and e.holdout_title == "" for e in train)
+def examples(n, split):
+    return [make_example(f"{split}{i}", f"Q{i}?", ["A"], []) for i in range(n)]
 
 
-def test_unknown_split_and_missing_data_fail_clearly(tmp_path):
-    with pytest.raises(ValueError, match="unknown split"):
-        load_split(Settings(), "validation")
-    with pytest.raises(DataNotFoundError, match="GATEDRAG_SHARED_DATA"):
-        load_split(Settings(shared_data=tmp_path), "smoke")
+def test_the_job_trains_on_train_and_validates_on_validation_or_dev():
+    train, val, name = job_splits({"train": examples(2, "train"), "dev": examples(3, "dev"), "test": examples(1, "test")},
+                                  None, seed=1)
+    assert (len(train), len(val), name) == (2, 3, "dev")
+    train, val, name = job_splits({"train": examples(2, "train"), "holdout": examples(1, "h")}, "holdout", seed=1)
+    assert (len(train), [e.qid for e in val], name) == (2, ["h0"], "holdout")
+
+
+def test_without_splits_a_fixed_seed_keeps_a_fifth_for_training_and_never_uses_test():
+    by_split = {"": examples(10, "x"), "test": examples(5, "test")}
+    train, val, name = job_splits(by_split, None, seed=20240501)
+    assert (len(train), len(val), name) == (2, 8, SEEDED)
+    assert not {e.qid for e in train + val} & {e.qid for e in by_split["test"]}
+    assert [e.qid for e in train] == [e.qid for e in job_splits(by_split, None, seed=20240501)[0]]
+    with pytest.raises(DatasetError, match="unknown validation split 'validation'"):
+        job_splits(by_split, "validation", seed=1)
+    with pytest.raises(DatasetError, match="final reports only"):
+        job_splits(by_split, "test", seed=1)

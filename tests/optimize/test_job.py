@@ -6,6 +6,7 @@ import dspy
 from dspy.utils import DummyLM
 from mlflow import MlflowClient
 
+from optimize.eval.example_schema import make_example
 from optimize.job.budget import SpendingGuard
 from optimize.job.job import PROGRAM, Job, JobState
 from optimize.job.config import load_config
@@ -28,9 +29,8 @@ KEYED = {"sufficient": {**ANSWER, "sufficient": True, "confidence": 0.9, "gaps":
 
 
 def examples(n, prefix):
-    return [dspy.Example(question=f"{prefix} {i}: which office did Shirley Temple hold?", answer="Chief of Protocol",
-                         gold_titles=["Shirley Temple", "Kiss and Tell"], holdout_title="", qid=f"{prefix}{i}",
-                         hotpot_type="bridge").with_inputs("question") for i in range(n)]
+    return [make_example(f"{prefix}{i}", f"{prefix} {i}: which office did Shirley Temple hold?", ["Chief of Protocol"],
+                         ["Shirley Temple", "Kiss and Tell"], hotpot_type="bridge") for i in range(n)]
 
 
 def run_job(tmp_path, lm):
@@ -60,3 +60,32 @@ def test_the_job_writes_a_compiled_program_and_a_rerun_redoes_nothing(tmp_path):
     again = DummyLM(KEYED)
     run_job(tmp_path, again)
     assert again.history == []
+
+
+def test_python_m_optimize_dataset_file_trains_and_validates_on_the_file(tmp_path, monkeypatch, capsys):
+    """`python -m optimize --dataset FILE`: train rows compile, dev rows validate, test rows are never run."""
+    import program.factory
+    import program.lm.lm_profiles
+    from optimize.cli import main
+    from tests.optimize.conftest import FakeHandle
+
+    rows = [{"id": f"{split}{i}", "question": f"{split} {i}: which office did Shirley Temple hold?",
+             "answers": ["Chief of Protocol"], "gold_sources": ["Shirley Temple"], "split": split}
+            for split in ("train", "dev", "test") for i in range(2)]
+    path = tmp_path / "mine.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    lm = DummyLM(KEYED)
+    monkeypatch.setattr(program.factory, "build_program", lambda settings: GatedRAG(FakeSearch(DOCS)))
+    monkeypatch.setattr(program.lm.lm_profiles, "build_lm", lambda settings, cache: FakeHandle(lm))
+    data = tmp_path / "data"
+    monkeypatch.setenv("MLFLOW_TRACKING_URI", "")
+    assert main(["--dataset", str(path), "--threshold-trials", "2", "--no-progress", "--data-dir", str(data)]) == 0
+    err = capsys.readouterr().err
+    assert "2 train, 2 dev questions" in err
+    folder = next((data / "runs").glob("optimize-mine-quick-bootstrap-*"))
+    config = json.loads((folder / "config.json").read_text())
+    assert (config["dataset"], config["val_split"], len(config["dataset_sha256"])) == (str(path.resolve()), "dev", 64)
+    asked = " ".join(str(call["messages"]) for call in lm.history)
+    assert "train 0:" in asked and "dev 1:" in asked and "test 0:" not in asked
+    evaluated = {json.loads(line)["qid"] for line in (folder / "eval" / "results.jsonl").read_text().splitlines()}
+    assert evaluated == {"dev0", "dev1"}

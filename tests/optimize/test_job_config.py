@@ -23,3 +23,14 @@ def test_bad_config_says_what_is_wrong(tmp_path, preset, text, reason):
         path.write_text(text)
     with pytest.raises(ValueError, match=reason):
         load_config(preset, path)
+
+
+def test_the_presets_validation_split_is_hotpotqas_and_another_dataset_is_in_the_run_id(tmp_path):
+    assert load_config("quick").val_split == "smoke" and load_config("full").val_split == "dev"
+    mine = load_config("quick", overrides={"dataset": "/data/mine.jsonl"})
+    assert mine.val_split is None  # the dataset's own validation split
+    assert load_config("quick", overrides={"dataset": "/data/mine.jsonl", "val_split": "holdout"}).val_split == "holdout"
+    assert mine.run_id.startswith("optimize-mine-quick-bootstrap-")
+    other = mine.model_copy(update={"dataset_sha256": "0" * 64})
+    assert other.run_id != mine.run_id  # another file content, another run
+    assert load_config("quick").run_id == "optimize-quick-bootstrap-" + load_config("quick").run_id.rsplit("-", 1)[1]

@@ -118,7 +118,7 @@ def test_hide_gold_runs_each_example_on_a_copy_whose_searches_never_find_its_gol
     hidden = run(gold_program, log, hide_gold=True)
     for record, example in zip(hidden, examples()):
         titles = {p.title for p in record.result.evidence}
-        assert titles and not titles & set(example.gold_titles), record.qid
+        assert titles and not titles & set(example.gold_sources), record.qid
         assert record.scores.evidence_recall == 0.0
     shown = run_examples(gold_program, examples(), "shown", log, score, progress=False)
     assert all(r.scores.evidence_recall > 0 for r in shown)  # the program itself still sees everything

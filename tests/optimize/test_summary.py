@@ -56,3 +56,14 @@ def test_web_use_has_no_rate_without_questions_to_count():
     [gated] = summarize(HAND[-1:], "r", split="", dataset="", program="", profile="", model="", judge="").systems
     assert gated.web_precision.rate is None and gated.web_recall.rate is None and str(gated.web_recall) == "–"
     assert gated.rules == {}
+
+
+def test_abstention_is_split_by_answerable_and_metrics_that_do_not_apply_are_left_out():
+    from optimize.eval.summary import summarize_system
+
+    unanswerable = [r.model_copy(update={"answerable": False}) for r in HAND[2:4]]  # c abstained, d did not
+    for r in unanswerable:
+        r.scores = r.scores.model_copy(update={"evidence_recall": None})
+    system = summarize_system(HAND[:2] + unanswerable + HAND[4:])
+    assert str(system.abstained_answerable) == "0.33 (1/3)" and str(system.abstained_unanswerable) == "0.50 (1/2)"
+    assert system.metrics["evidence_recall"].n == 3 and system.metrics["composite"].n == 5

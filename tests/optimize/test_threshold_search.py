@@ -3,6 +3,7 @@
 import dspy
 import pytest
 
+from optimize.eval.example_schema import make_example
 from optimize.job import threshold_search
 from optimize.job.config import load_config
 from optimize.eval.records import RecordLog
@@ -53,8 +54,7 @@ def score(example, pred):
 
 def test_search_keeps_a_front_and_resumes_without_redoing_trials(tmp_path):
     program = CountingProgram()
-    val = [dspy.Example(question=f"q{i}", answer="a", gold_titles=[], holdout_title="", qid=f"q{i}",
-                        hotpot_type="").with_inputs("question") for i in range(2)]
+    val = [make_example(f"q{i}", f"q{i}", ["a"], []) for i in range(2)]
     config = load_config("quick", overrides={"threshold_trials": 3})
     chosen, front = search_thresholds(program, val, score, config, tmp_path, seconds_per_call=2.0, progress=False)
     assert len(all_points(tmp_path)) == 3 and len(program.runs) == 6
@@ -78,8 +78,7 @@ class InterruptedLog(RecordLog):
 
 def test_a_trial_cut_short_is_retried_with_its_thresholds_and_keeps_its_finished_questions(tmp_path, monkeypatch):
     program = CountingProgram()
-    val = [dspy.Example(question=f"q{i}", answer="a", gold_titles=[], holdout_title="", qid=f"q{i}",
-                        hotpot_type="").with_inputs("question") for i in range(2)]
+    val = [make_example(f"q{i}", f"q{i}", ["a"], []) for i in range(2)]
     config = load_config("quick", overrides={"threshold_trials": 2})
     monkeypatch.setattr(threshold_search, "RecordLog", InterruptedLog)
     with pytest.raises(KeyboardInterrupt):

@@ -1,0 +1,104 @@
+"""Users' labelled question files: each format read through Hugging Face datasets, and bad rows refused whole."""
+
+import json
+
+import pytest
+from datasets import Dataset, DatasetDict
+
+from optimize.eval.example_schema import DatasetError
+from optimize.eval.user_file import NO_SPLIT, read_examples
+
+ROWS = [
+    {"id": "a", "question": "Who wrote it?", "answer": "Ann", "gold_sources": "docs/guide/a.md", "split": "train"},
+    {"id": "b", "question": "Which year?", "answers": ["1945", "in 1945"], "gold_sources": ["docs/b.md"], "split": "dev",
+     "note": "an extra column, ignored"},
+    {"id": "c", "question": "What is not covered?", "answers": [], "split": "dev"},
+]
+
+
+def table(rows):
+    """The rows with every column (lists as lists), as a typed table needs them."""
+    columns = ("id", "question", "answer", "answers", "gold_sources", "split")
+    listed = lambda r: [r["gold_sources"]] if isinstance(r.get("gold_sources"), str) else r.get("gold_sources")  # noqa: E731
+    return [{c: r.get(c) for c in columns} | {"gold_sources": listed(r)} for r in rows]
+
+
+def write_jsonl(path, rows):
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    return path
+
+
+def check(by_split):
+    assert sorted(by_split) == ["dev", "train"]
+    a, (b, c) = by_split["train"][0], by_split["dev"]
+    assert (a.qid, a.answers, a.gold_sources, a.answerable) == ("a", ["Ann"], ["docs/guide/a.md"], True)
+    assert (b.answers, b.answer, b.gold_sources) == (["1945", "in 1945"], "1945", ["docs/b.md"])
+    assert (c.answerable, c.answers, c.gold_sources) == (False, [], [])
+    assert set(a.inputs().keys()) == {"question"}
+
+
+def test_jsonl(tmp_path):
+    check(read_examples(write_jsonl(tmp_path / "my.jsonl", ROWS)))
+
+
+def test_parquet(tmp_path):
+    path = tmp_path / "my.parquet"
+    Dataset.from_list(table(ROWS)).to_parquet(str(path))
+    check(read_examples(path))
+
+
+def test_csv_holds_lists_as_json_and_keeps_answers_as_text(tmp_path):
+    path = tmp_path / "my.csv"
+    path.write_text('id,question,answer,answers,gold_sources,split\n'
+                    'a,Who wrote it?,Ann,,docs/guide/a.md,train\n'
+                    'b,Which year?,,"[""1945"", ""in 1945""]","[""docs/b.md""]",dev\n'
+                    'c,What is not covered?,,[],,dev\n'
+                    'd,Which TLS version?,1.2,,,test\n', encoding="utf-8")
+    by_split = read_examples(path)
+    assert by_split.pop("test")[0].answers == ["1.2"]  # not the float 1.2, nor "1.20"
+    check(by_split)
+
+
+def test_a_saved_dataset_dict_gives_its_split_names(tmp_path):
+    parts = {"train": ROWS[:1], "dev": ROWS[1:]}
+    DatasetDict({name: Dataset.from_list([{k: v for k, v in r.items() if k != "split"} for r in table(rows)])
+                 for name, rows in parts.items()}).save_to_disk(str(tmp_path / "saved"))
+    by_split = read_examples(tmp_path / "saved")
+    assert sorted(by_split) == ["dev", "train"] and [e.qid for e in by_split["dev"]] == ["b", "c"]
+    assert by_split["dev"][1].answerable is False
+
+
+def test_no_split_column_no_gold_sources_and_answerable_false(tmp_path):
+    path = write_jsonl(tmp_path / "plain.jsonl", [{"question": "Q1?", "answer": "x"},
+                                                  {"question": "Q2?", "answer": "", "answerable": False}])
+    (one, two), = read_examples(path).values()
+    assert list(read_examples(path)) == [NO_SPLIT]
+    assert (one.qid, one.gold_sources, one.answerable) == ("row1", [], True)
+    assert (two.qid, two.answerable, two.answers) == ("row2", False, [])
+
+
+@pytest.mark.parametrize("row, says", [
+    ({"answer": "x"}, "row 2: question: missing"),
+    ({"question": "Q?"}, "row 2: no answer"),
+    ({"question": "Q?", "answers": "x"}, "row 2: answers: Input should be a valid list"),
+    ({"question": "Q?", "answer": "x", "gold_sources": 3}, "row 2: gold_sources"),
+    ({"question": "Q?", "answers": [], "answerable": True}, "row 2: answerable is true but no answer"),
+    ({"id": "same", "question": "Q?", "answer": "x"}, "row 2: duplicate id 'same'"),
+])
+def test_a_bad_row_refuses_the_whole_file_naming_the_file_and_row(tmp_path, row, says):
+    path = write_jsonl(tmp_path / "bad.jsonl", [{"id": "same", "question": "Fine?", "answer": "yes"}, row])
+    with pytest.raises(DatasetError, match="nothing was run") as error:
+        read_examples(path)
+    assert str(error.value).startswith(f"{path}: 1 bad row(s)") and says in str(error.value)
+    assert "\n" not in str(error.value)
+
+
+def test_unreadable_and_unknown_files_fail_in_one_line(tmp_path):
+    broken = tmp_path / "broken.jsonl"
+    broken.write_text('{"question": "Q?", "answer": \n', encoding="utf-8")
+    for path, says in [(broken, "cannot be read"), (tmp_path / "my.txt", "unknown format '.txt'"),
+                       (tmp_path, "not a dataset saved with save_to_disk")]:
+        path.touch() if path.suffix == ".txt" else None
+        with pytest.raises(DatasetError, match=says) as error:
+            read_examples(path)
+        assert "\n" not in str(error.value)
