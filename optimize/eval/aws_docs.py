@@ -10,6 +10,7 @@ Columns: `Question`, `Answer_True` (a text answer), `Yes_No_True` (Yes, No or No
   question has a factual answer in the documents. So all 100 are answerable.
 - gold_sources: the cleaned page as `<guide>/doc_source/<page>.md`, the layout of the
   documents archive, so it path-suffix-matches `documents/<guide>/doc_source/<page>.md`.
+- holdout_title: the gold page, when it is one held out to the offline web corpus.
 - split: stratified by label, each label's rows shuffled with seed `SEED`, the first half to
   dev (Yes 11, No 5, None 34: 50) and the rest to test (50). Computed, never stored. test is for
   final reports only.
@@ -25,24 +26,16 @@ import dspy
 
 from optimize.eval.example_schema import DatasetError, make_example
 from optimize.eval.user_file import read_rows
-from program.retrieval.corpora import DataNotFoundError
-from program.settings import Settings
+from program.retrieval.aws_corpus import gold_page
 
-QA_FILE = "aws_docs/QA_true.csv"
 SPLITS_AVAILABLE = ("dev", "test")
 SEED = 20240501
 COLUMNS = ("Question", "Answer_True", "Yes_No_True", "Document_True")
 
 
-def aws_docs_file(settings: Settings) -> Path:
-    path = settings.shared_data / QA_FILE
-    if not path.is_file():
-        raise DataNotFoundError(f"AWS docs QA set not found at {path}; set GATEDRAG_SHARED_DATA to the shared data folder")
-    return path
-
-
-def load_aws_docs(path: Path, split: str) -> list[dspy.Example]:
-    """The split's questions, in file order."""
+def load_aws_docs(path: Path, split: str, web_only: set[str] = frozenset()) -> list[dspy.Example]:
+    """The split's questions, in file order; `web_only`: the gold pages held out of the local
+    collection (`program.retrieval.aws_corpus.held_out_gold`), which make a question web-holdout."""
     if split not in SPLITS_AVAILABLE:
         raise DatasetError(f"unknown split {split!r} of aws_docs; its splits: {', '.join(SPLITS_AVAILABLE)}")
     rows = read_rows(path)
@@ -50,7 +43,7 @@ def load_aws_docs(path: Path, split: str) -> list[dspy.Example]:
     if missing or not rows:
         raise DatasetError(f"{path}: not the AWS docs QA file (missing columns: {', '.join(missing) or 'all rows'})")
     dev = dev_rows([r["Yes_No_True"].strip() for r in rows])
-    return [aws_example(n, row) for n, row in enumerate(rows, start=1) if (n in dev) == (split == "dev")]
+    return [aws_example(n, row, web_only) for n, row in enumerate(rows, start=1) if (n in dev) == (split == "dev")]
 
 
 def dev_rows(labels: list[str]) -> set[int]:
@@ -63,15 +56,9 @@ def dev_rows(labels: list[str]) -> set[int]:
     return dev
 
 
-def aws_example(n: int, row: dict) -> dspy.Example:
+def aws_example(n: int, row: dict, web_only: set[str] = frozenset()) -> dspy.Example:
     label, text = row["Yes_No_True"].strip().lower(), row["Answer_True"].strip()
     answers = [label, text] if label in ("yes", "no") else [text]
-    return make_example(f"aws-{n:03d}", row["Question"].strip(), answers, [gold_page(row["Document_True"])])
-
-
-def gold_page(document: str) -> str:
-    """`amazon-ec2-user-guide/ EBSEncryption.md ` -> `amazon-ec2-user-guide/doc_source/EBSEncryption.md`."""
-    parts = [p.strip() for p in document.strip().split("/") if p.strip()]
-    if len(parts) == 2:
-        parts.insert(1, "doc_source")
-    return "/".join(parts)
+    page = gold_page(row["Document_True"])
+    return make_example(f"aws-{n:03d}", row["Question"].strip(), answers, [page],
+                        holdout_title=page if page in web_only else "")

@@ -20,6 +20,7 @@ from pydantic import BaseModel
 from optimize.eval import aws_docs, hotpotqa
 from optimize.eval.example_schema import DatasetError
 from optimize.eval.user_file import NO_SPLIT, read_examples
+from program.retrieval.aws_corpus import QUESTIONS, aws_file, held_out_gold
 from program.settings import Settings
 
 NAMED = {"hotpotqa": hotpotqa.SPLITS_AVAILABLE, "aws_docs": aws_docs.SPLITS_AVAILABLE}
@@ -64,7 +65,7 @@ def _load(settings: Settings, ref: DatasetRef, split: str) -> list[dspy.Example]
     if ref.name == "hotpotqa":
         return hotpotqa.load_hotpotqa(settings, split)
     if ref.name == "aws_docs":
-        return aws_docs.load_aws_docs(aws_docs.aws_docs_file(settings), split)
+        return aws_docs.load_aws_docs(aws_file(settings, QUESTIONS), split, held_out_gold(settings))
     by_split = read_examples(Path(ref.name))
     if split == ALL:
         return [e for examples in by_split.values() for e in examples]

@@ -15,6 +15,7 @@ import random
 import tarfile
 from pathlib import Path
 
+from program.retrieval.corpora import DataNotFoundError
 from program.settings import Settings
 
 FOLDER = "aws_docs"
@@ -25,29 +26,32 @@ GOLD_HELD_OUT = 0.5  # share of the gold pages found on the web only
 OTHERS_ON_WEB = 0.1  # share of the other pages moved to the web, so it is not only answers
 
 
-class AwsDataNotFoundError(FileNotFoundError):
-    """The AWS docs files are missing where the settings say they are."""
-
-
 def aws_file(settings: Settings, name: str) -> Path:
     path = settings.shared_data / FOLDER / name
     if not path.is_file():
-        raise AwsDataNotFoundError(f"AWS docs file not found: {path}; set GATEDRAG_SHARED_DATA to the folder "
-                                   f"that holds {FOLDER}/")
+        raise DataNotFoundError(f"AWS docs file not found: {path}; set GATEDRAG_SHARED_DATA to the folder "
+                                f"that holds {FOLDER}/")
     return path
 
 
-def page_key(path: str) -> str:
-    """`<guide>/<page>.md`, the form the labels name a gold page in, from any path to it
-    (`documents/<guide>/doc_source/<page>.md` in the tarball)."""
-    parts = [p for p in path.strip().split("/") if p and p != "doc_source"]
-    return "/".join(parts[-2:])
+def gold_page(document: str) -> str:
+    """A label's gold page (`amazon-ec2-user-guide/ EBSEncryption.md `) as the tail of its path in
+    the guides (`amazon-ec2-user-guide/doc_source/EBSEncryption.md`), stray spaces dropped."""
+    parts = [p.strip() for p in document.strip().split("/") if p.strip()]
+    if len(parts) == 2:
+        parts.insert(1, "doc_source")
+    return "/".join(parts)
+
+
+def member_page(path: str) -> str:
+    """The same tail of a page's path in the tarball (`documents/<guide>/doc_source/<page>.md`)."""
+    return "/".join(path.split("/")[-3:])
 
 
 def gold_pages(settings: Settings) -> list[str]:
-    """The labelled questions' gold pages, as page keys, each once, sorted."""
+    """The labelled questions' gold pages, each once, sorted."""
     with aws_file(settings, QUESTIONS).open(encoding="utf-8-sig", newline="") as rows:
-        return sorted({page_key(row["Document_True"]) for row in csv.DictReader(rows)})
+        return sorted({gold_page(row["Document_True"]) for row in csv.DictReader(rows)})
 
 
 def tarball_pages(settings: Settings) -> list[str]:
@@ -56,11 +60,16 @@ def tarball_pages(settings: Settings) -> list[str]:
         return sorted(m.name for m in archive.getmembers() if m.isfile() and m.name.endswith(".md"))
 
 
+def held_out_gold(settings: Settings) -> set[str]:
+    """The gold pages found on the web only."""
+    gold = gold_pages(settings)
+    return set(random.Random(SEED).sample(gold, round(len(gold) * GOLD_HELD_OUT)))
+
+
 def web_pages(settings: Settings) -> set[str]:
     """Member paths of the pages held out to the offline web corpus."""
-    draw = random.Random(SEED)
-    gold = gold_pages(settings)
-    held = set(draw.sample(gold, round(len(gold) * GOLD_HELD_OUT)))
+    gold, held = set(gold_pages(settings)), held_out_gold(settings)
     pages = tarball_pages(settings)
-    others = [p for p in pages if page_key(p) not in set(gold)]
-    return {p for p in pages if page_key(p) in held} | set(draw.sample(others, round(len(others) * OTHERS_ON_WEB)))
+    others = [p for p in pages if member_page(p) not in gold]
+    distractors = random.Random(SEED + 1).sample(others, round(len(others) * OTHERS_ON_WEB))
+    return {p for p in pages if member_page(p) in held} | set(distractors)

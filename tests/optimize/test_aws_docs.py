@@ -5,7 +5,8 @@ from collections import Counter
 
 import pytest
 
-from optimize.eval.aws_docs import aws_docs_file, dev_rows, gold_page, load_aws_docs
+from optimize.eval.aws_docs import dev_rows, load_aws_docs
+from program.retrieval.aws_corpus import QUESTIONS, aws_file, gold_page, held_out_gold
 from optimize.eval.example_schema import DatasetError
 from program.settings import Settings
 
@@ -60,9 +61,12 @@ def test_the_real_file_has_100_questions_split_50_50():
     settings = Settings()
     if not (settings.shared_data / "aws_docs" / "QA_true.csv").is_file():
         pytest.skip("the shared AWS docs data is not here")
-    dev, test = load_aws_docs(aws_docs_file(settings), "dev"), load_aws_docs(aws_docs_file(settings), "test")
+    dev, test = load_aws_docs(aws_file(settings, QUESTIONS), "dev"), load_aws_docs(aws_file(settings, QUESTIONS), "test")
     both = dev + test
     assert (len(dev), len(test), len({e.qid for e in both})) == (50, 50, 100)
     labels = Counter(e.answers[0] if e.answers[0] in ("yes", "no") else "none" for e in both)
     assert labels == {"none": 68, "yes": 22, "no": 10} and all(e.answerable for e in both)
     assert all(e.gold_sources[0].count("/doc_source/") == 1 and " " not in e.gold_sources[0] for e in both)
+    held = held_out_gold(settings)
+    web = load_aws_docs(aws_file(settings, QUESTIONS), "dev", held)
+    assert {e.holdout_title for e in web} - {""} <= held and any(e.holdout_title for e in web)
