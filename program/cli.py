@@ -1,5 +1,5 @@
-"""The `python -m program` command line: `index` builds the stores, `ask` answers one question,
-`serve` runs the HTTP service and `mcp` the MCP server over stdio.
+"""The `python -m program` command line: `index` builds the stores, `ingest` adds your own documents,
+`ask` answers one question, `serve` runs the HTTP service and `mcp` the MCP server over stdio.
 
 Bad input (an empty or oversized question, an unknown profile, missing data or index) ends
 with a one-line message and a non-zero exit, never a traceback.
@@ -61,6 +61,19 @@ def _parser() -> argparse.ArgumentParser:
     index.add_argument("--data-dir", type=Path, help="where indexes and caches go (default .gatedrag)")
     index.set_defaults(run=_index)
 
+    ingest = sub.add_parser("ingest", help="index your own files, folders, archives or URLs, incrementally")
+    ingest.add_argument("sources", nargs="+", metavar="PATH_OR_URL",
+                        help="files, folders, .tar.gz/.tgz/.zip archives, or http(s) URLs")
+    ingest.add_argument("--collection", help="default: the configured collection")
+    ingest.add_argument("--include", action="append", default=[], metavar="GLOB",
+                        help="keep paths inside folders and archives matching this (repeatable; default: every "
+                        "supported suffix: .md .markdown .rst .py .txt .html .htm .json .jsonl)")
+    ingest.add_argument("--exclude", action="append", default=[], metavar="GLOB", help="skip matching paths (repeatable)")
+    ingest.add_argument("--prune", action="store_true", help="delete documents of these roots whose files are gone")
+    ingest.add_argument("--data-dir", type=Path)
+    ingest.add_argument("--no-progress", action="store_true", help="no progress bars")
+    ingest.set_defaults(run=_ingest)
+
     ask = sub.add_parser("ask", help="answer a question with citations and a decision trace")
     ask.add_argument("question")
     ask.add_argument("--json", action="store_true", help="print the result contract as JSON")
@@ -101,6 +114,18 @@ def _index(args: argparse.Namespace) -> int:
     for name, stats in build_indexes(settings, progress=True).items():
         print(f"{name}: {stats.model_dump()}")
     return 0
+
+
+def _ingest(args: argparse.Namespace) -> int:
+    from program.retrieval.ingest import ingest
+
+    settings = settings_from_args(args, data_dir="data_dir")
+    report = ingest(args.sources, settings, collection=args.collection, include=args.include, exclude=args.exclude,
+                    prune=args.prune, progress=not args.no_progress)
+    for error in report.errors:
+        print(f"error: {error}", file=sys.stderr)
+    print(report.summary())
+    return 1 if report.errors else 0
 
 
 def _ask(args: argparse.Namespace) -> int:

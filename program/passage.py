@@ -18,5 +18,11 @@ class Passage(BaseModel):
     similarity: float | None = None  # dense cosine similarity to the query, when the search knows it
     chunk_index: int = 0
     doc_chunks: int = 1  # chunks in the passage's document: more than one means it has neighbours
+    # where an ingested passage came from (empty for older indexes and the web): its file path,
+    # archive member or URL, its heading path, and its [start, end) character offsets in that text
+    origin: str = ""
+    heading_path: list[str] = []
+    start: int = 0
+    end: int = 0
     # the dense vector, for the redundancy signal; never serialised into results or traces
     vector: list[float] | None = Field(None, exclude=True, repr=False)

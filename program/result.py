@@ -24,6 +24,10 @@ class Citation(BaseModel):
     title: str
     url: str = ""
     quote: str = Field(description="the passage text the LM was shown")
+    origin: str = Field("", description="the ingested file path, archive member or URL; empty when unknown")
+    heading_path: list[str] = Field([], description="the headings above the passage in its document")
+    start: int = Field(0, description="where the passage starts in its document's text (characters)")
+    end: int = Field(0, description="where it ends; 0 when unknown")
 
 
 class Tokens(BaseModel):

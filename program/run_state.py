@@ -196,7 +196,8 @@ class RunState:
                 self.warnings.append(f"the answer cites [{n}], which is not in the evidence it was shown")
                 continue
             p = by_n[n].passage
-            citations.append(Citation(n=n, chunk_id=p.chunk_id, source=p.source, title=p.title, url=p.url, quote=by_n[n].text))
+            citations.append(Citation(n=n, chunk_id=p.chunk_id, source=p.source, title=p.title, url=p.url, quote=by_n[n].text,
+                                      origin=p.origin, heading_path=p.heading_path, start=p.start, end=p.end))
         return citations
 
 

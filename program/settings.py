@@ -75,6 +75,9 @@ class Settings(BaseSettings):
     serve_max_body_bytes: int = Field(64 * 1024, ge=1024)
     ingest_max_bytes: int = Field(5 * 2**20, ge=1024, description="largest file or web page `ingest` accepts")
     ingest_timeout_s: float = Field(20.0, gt=0, description="per HTTP request when `ingest` fetches a URL")
+    serve_ingest: bool = Field(False, description="allow POST /ingest on the HTTP service")
+    ingest_roots: list[Path] = Field([], description="folders whose files the HTTP service and the MCP server may "
+                                     "ingest; empty: no files, only URLs (the CLI is not confined)")
 
     # Tracking
     mlflow_tracking_uri: str | None = Field(None, validation_alias=_env("MLFLOW_TRACKING_URI"))

@@ -1,23 +1,33 @@
 """Split documents into the chunks the index stores: pure functions, no I/O.
 
 A "paragraphs" document gives one chunk per blank-line-separated paragraph, never split (a HotpotQA
-paragraph is one chunk). A "markdown" document is cut at its headings; small sections are packed
-together up to `max_chars`, a large section is cut between its blocks, and a fenced code block is
-never split, however long. Every markdown chunk carries its heading path in its title.
-This module does not embed or store anything; see `program.retrieval.indexing`.
+paragraph is one chunk). A "markdown" or "rst" document is cut at its headings; small sections are
+packed together up to `max_chars`, a large section is cut between its blocks, and a block (a fenced
+code block, a directive with its body) is never split, however long. A "python" document gives
+each top-level function or class its own chunks (see `program.retrieval.sections.python_source`).
+Every chunk carries its heading path, also joined into its title, and the `start`/`end` offsets of
+its text in the document text. This module does not read files, embed or store anything; see
+`program.retrieval.readers` and `program.retrieval.indexing`.
 """
 
 from __future__ import annotations
 
-import re
+from collections.abc import Callable
 from typing import Literal
 
 from pydantic import BaseModel
 
+from program.retrieval.sections import Section, Span
+from program.retrieval.sections.blocks import blocks
+from program.retrieval.sections.markdown import markdown_sections
+from program.retrieval.sections.python_source import python_sections
+from program.retrieval.sections.rst import rst_sections
+
 MAX_CHARS = 1200  # about the 256 tokens all-MiniLM-L6-v2 reads before it truncates
 
-_HEADING = re.compile(r"^(#{1,6})\s+(.*?)\s*#*\s*$")
-_FENCE = re.compile(r"^\s{0,3}(`{3,}|~{3,})")
+Kind = Literal["paragraphs", "markdown", "rst", "python"]
+SPLITTERS: dict[str, Callable[[str], list[Section]]] = {
+    "markdown": markdown_sections, "rst": rst_sections, "python": python_sections}
 
 
 class Document(BaseModel):
@@ -25,7 +35,9 @@ class Document(BaseModel):
     title: str
     text: str
     url: str = ""
-    kind: Literal["paragraphs", "markdown"] = "paragraphs"
+    kind: Kind = "paragraphs"
+    origin: str = ""  # where the text came from: a file path, an archive member or a URL
+    root: str = ""  # the ingest root it was found under (a folder, archive, file or URL), for pruning
 
 
 class Chunk(BaseModel):
@@ -35,76 +47,47 @@ class Chunk(BaseModel):
     title: str
     url: str
     text: str
+    origin: str = ""
+    root: str = ""
+    heading_path: list[str] = []
+    start: int = 0  # the chunk's first block starts here in the document text
+    end: int = 0  # and its last block ends here
 
 
 def chunk_document(doc: Document, max_chars: int = MAX_CHARS) -> list[Chunk]:
+    """Raises SyntaxError for a "python" document that does not parse."""
     if doc.kind == "paragraphs":
-        parts = [(doc.title, p) for p in _blocks(doc.text.splitlines())]
+        parts = [([], [span]) for span in blocks(doc.text)]
     else:
-        parts = [(" > ".join([doc.title, *path]), text) for path, text in _pack(_sections(doc.text), max_chars)]
-    return [Chunk(doc_id=doc.doc_id, chunk_index=i, doc_chunks=len(parts), title=title, url=doc.url, text=text)
-            for i, (title, text) in enumerate(parts)]
+        sections = [Section(_below_title(path, doc.title), spans) for path, spans in SPLITTERS[doc.kind](doc.text)]
+        # code sections are never merged: a chunk is one function or class, or part of one
+        parts = [p for s in sections for p in _pack([s], max_chars)] if doc.kind == "python" else _pack(sections, max_chars)
+    return [Chunk(doc_id=doc.doc_id, chunk_index=i, doc_chunks=len(parts), title=" > ".join([doc.title, *path]),
+                  url=doc.url, text="\n\n".join(doc.text[s:e] for s, e in spans), origin=doc.origin, root=doc.root,
+                  heading_path=path, start=spans[0][0], end=spans[-1][1])
+            for i, (path, spans) in enumerate(parts)]
 
 
-def _blocks(lines: list[str]) -> list[str]:
-    """Blank-line-separated blocks; a fenced code block stays one block, blank lines and all."""
-    blocks, current, fence = [], [], None
-    for line in lines:
-        if fence is None and not line.strip():
-            blocks, current = _flush(blocks, current), []
-        else:
-            current.append(line)
-        fence = _next_fence(fence, line)
-    return _flush(blocks, current)
+def _below_title(path: list[str], title: str) -> list[str]:
+    """The path without a top heading that is the document's title (it would repeat in every chunk's title)."""
+    return path[1:] if path and path[0] == title else path
 
 
-def _next_fence(fence: str | None, line: str) -> str | None:
-    """The code fence open after `line`: it opens one, closes the open one, or changes nothing."""
-    marker = _FENCE.match(line)
-    if marker is None:
-        return fence
-    if fence is None:
-        return marker.group(1)
-    # a fence closes only with the same character, at least as many times
-    return None if marker.group(1).startswith(fence) else fence
-
-
-def _flush(blocks: list[str], lines: list[str]) -> list[str]:
-    text = "\n".join(lines).strip("\n")
-    return [*blocks, text] if text.strip() else blocks
-
-
-def _sections(markdown: str) -> list[tuple[list[str], list[str]]]:
-    """(heading path, blocks) per section, cut at headings outside code fences."""
-    sections: list[tuple[list[str], list[str]]] = [([], [])]  # (heading path, lines)
-    path: list[str] = []
-    fence = None
-    for line in markdown.splitlines():
-        heading = _HEADING.match(line) if fence is None else None
-        fence = _next_fence(fence, line)
-        if heading:
-            level = len(heading.group(1))
-            # subtle: a skipped level (# then ###) leaves a gap that the shown path drops
-            path = [*path[: level - 1], *[""] * (level - 1 - len(path)), heading.group(2)]
-            sections.append(([p for p in path if p], []))
-        sections[-1][1].append(line)
-    return [(path, blocks) for path, lines in sections if (blocks := _blocks(lines))]
-
-
-def _pack(sections: list[tuple[list[str], list[str]]], max_chars: int) -> list[tuple[list[str], str]]:
+def _pack(sections: list[Section], max_chars: int) -> list[tuple[list[str], list[Span]]]:
     """Greedy: whole sections while they fit in the open chunk, else one section block by block."""
-    chunks: list[tuple[list[str], list[str]]] = []  # (heading path of the first section, blocks)
-    for path, blocks in sections:
-        if chunks and _size(chunks[-1][1] + blocks) <= max_chars:
-            chunks[-1][1].extend(blocks)
+    chunks: list[tuple[list[str], list[Span]]] = []  # (heading path of the first section, blocks)
+    for path, spans in sections:
+        if chunks and _size(chunks[-1][1] + spans) <= max_chars:
+            chunks[-1][1].extend(spans)
             continue
         chunks.append((path, []))
-        for block in blocks:
-            if chunks[-1][1] and _size(chunks[-1][1] + [block]) > max_chars:
+        for span in spans:
+            if chunks[-1][1] and _size(chunks[-1][1] + [span]) > max_chars:
                 chunks.append((path, []))
-            chunks[-1][1].append(block)
-    return [(path, "\n\n".join(blocks)) for path, blocks in chunks]
+            chunks[-1][1].append(span)
+    return chunks
 
 
-def _size(blocks: list[str]) -> int:
-    return len("\n\n".join(blocks))
+def _size(spans: list[Span]) -> int:
+    """The length of the spans' texts joined by blank lines."""
+    return sum(end - start for start, end in spans) + 2 * (len(spans) - 1)

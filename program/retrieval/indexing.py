@@ -2,7 +2,8 @@
 
 Each chunk is one point whose id is derived from (doc_id, chunk_index), so re-indexing overwrites
 instead of duplicating. A hash of what was embedded is kept in the payload: unchanged chunks are
-skipped, changed ones re-embedded, and chunks a document no longer has are deleted.
+skipped, changed ones re-embedded, and chunks a document no longer has are deleted. Every chunk also
+keeps its document's hash (`doc_hash`), so `indexed_documents` tells an unchanged document at a glance.
 `build_indexes` indexes the two HotpotQA corpora of `program.retrieval.corpora`, for `python -m program index`.
 This module does not parse data files or search; see `program.retrieval.corpora` and `program.retrieval.retriever`.
 """
@@ -11,7 +12,7 @@ from __future__ import annotations
 
 import hashlib
 import uuid
-from collections.abc import Iterable
+from collections.abc import Collection, Iterable
 
 from pydantic import BaseModel
 from qdrant_client import QdrantClient, models
@@ -43,20 +44,40 @@ def embedded_text(chunk: Chunk) -> str:
     return f"{chunk.title}\n{chunk.text}"
 
 
-def text_hash(chunk: Chunk, version: str) -> str:
-    return hashlib.sha256(f"{version}\n{chunk.url}\n{embedded_text(chunk)}".encode()).hexdigest()
+class IndexedDocument(BaseModel):
+    """What the index holds of one document, from its chunks' payloads."""
+
+    doc_hashes: set[str]  # one value when every chunk was indexed from the same version of it
+    chunks: int
+    doc_chunks: int  # how many chunks it should have
+    root: str = ""
+    origin: str = ""
+
+
+def text_hash(chunk: Chunk, version: str, document: str = "") -> str:
+    """`document`: the document's hash, for a chunk whose stored offsets must follow edits elsewhere in it."""
+    return hashlib.sha256(f"{version}\n{chunk.url}\n{embedded_text(chunk)}{document}".encode()).hexdigest()
+
+
+def document_hash(document: Document, version: str) -> str:
+    return hashlib.sha256(f"{version}\n{document.model_dump_json()}".encode()).hexdigest()
 
 
 def index_documents(client: QdrantClient, collection: str, documents: Iterable[Document], *,
-                    progress: bool = True, prune: bool = False, embedder: Embedder | None = None) -> IndexStats:
-    """Bring `collection` up to date with `documents`; with `prune`, drop every other document too."""
+                    progress: bool = True, prune: bool = False, embedder: Embedder | None = None,
+                    drop: Collection[str] = ()) -> IndexStats:
+    """Bring `collection` up to date with `documents`, and delete the documents whose ids are in `drop`;
+    with `prune`, drop every other document too."""
     embedder = embedder or load_embedder(Settings())
     documents = list(documents)
     ensure_collection(client, collection)
+    doc_hashes = {d.doc_id: document_hash(d, embedder.version) for d in documents}
     chunks = {point_id(c.doc_id, c.chunk_index): c for d in documents for c in chunk_document(d)}
-    hashes = {pid: text_hash(c, embedder.version) for pid, c in chunks.items()}
+    # subtle: a located chunk (one with an origin) hashes its whole document too, so its offsets are
+    # rewritten when text before it moves; corpus chunks keep the hashes their indexes were built with
+    hashes = {pid: text_hash(c, embedder.version, doc_hashes[c.doc_id] if c.origin else "") for pid, c in chunks.items()}
     existing = _existing_points(client, collection)
-    doc_ids = {d.doc_id for d in documents}
+    doc_ids = {d.doc_id for d in documents} | set(drop)
     stale = [pid for pid, (doc_id, _) in existing.items() if pid not in chunks and (prune or doc_id in doc_ids)]
     if stale:
         client.delete(collection, points_selector=models.PointIdsList(points=stale), wait=True)
@@ -66,7 +87,9 @@ def index_documents(client: QdrantClient, collection: str, documents: Iterable[D
     with tqdm(total=len(pending), desc=f"indexing {collection}", unit="chunk", disable=not progress) as bar:
         for start in range(0, len(pending), BATCH_SIZE):
             batch = pending[start:start + BATCH_SIZE]
-            _upsert(client, collection, embedder, [(pid, chunks[pid], hashes[pid]) for pid in batch])
+            _upsert(client, collection, embedder,
+                    [(pid, chunks[pid], {"text_hash": hashes[pid], "doc_hash": doc_hashes[chunks[pid].doc_id]})
+                     for pid in batch])
             bar.update(len(batch))
     return IndexStats(documents=len(documents), chunks=len(chunks), embedded=len(pending),
                       skipped=len(chunks) - len(pending), deleted=len(stale))
@@ -83,6 +106,29 @@ def build_indexes(settings: Settings, *, progress: bool = True) -> dict[str, Ind
     }
 
 
+def indexed_documents(client: QdrantClient, collection: str) -> dict[str, IndexedDocument]:
+    """doc_id -> what the index holds of it: one payload-only scroll, no vectors, no text."""
+    found: dict[str, IndexedDocument] = {}
+    if not client.collection_exists(collection):
+        return found
+    offset = None
+    while True:
+        points, offset = client.scroll(collection, limit=1000, offset=offset, with_vectors=False,
+                                       with_payload=["doc_id", "doc_hash", "doc_chunks", "root", "origin"])
+        for point in points:
+            _count_chunk(found, point.payload)
+        if offset is None:
+            return found
+
+
+def _count_chunk(found: dict[str, IndexedDocument], payload: dict) -> None:
+    document = found.setdefault(payload["doc_id"], IndexedDocument(
+        doc_hashes=set(), chunks=0, doc_chunks=payload.get("doc_chunks", 1), root=payload.get("root", ""),
+        origin=payload.get("origin", "")))
+    document.doc_hashes.add(payload.get("doc_hash", ""))
+    document.chunks += 1
+
+
 def _existing_points(client: QdrantClient, collection: str) -> dict[str, tuple[str, str]]:
     """point id -> (doc_id, text_hash) for every point: one payload-only scroll, no vectors."""
     found, offset = {}, None
@@ -94,11 +140,10 @@ def _existing_points(client: QdrantClient, collection: str) -> dict[str, tuple[s
             return found
 
 
-def _upsert(client: QdrantClient, collection: str, embedder: Embedder, batch: list[tuple[str, Chunk, str]]) -> None:
+def _upsert(client: QdrantClient, collection: str, embedder: Embedder, batch: list[tuple[str, Chunk, dict]]) -> None:
     embeddings = embedder.documents([embedded_text(chunk) for _, chunk, _ in batch])
     points = [
-        models.PointStruct(id=pid, vector={DENSE: e.dense, SPARSE: e.sparse},
-                           payload={**chunk.model_dump(), "text_hash": digest})
-        for (pid, chunk, digest), e in zip(batch, embeddings, strict=True)
+        models.PointStruct(id=pid, vector={DENSE: e.dense, SPARSE: e.sparse}, payload={**chunk.model_dump(), **hashes})
+        for (pid, chunk, hashes), e in zip(batch, embeddings, strict=True)
     ]
     client.upsert(collection, points=points, wait=True)

@@ -98,4 +98,5 @@ class HybridSearch:
         return Passage(chunk_id=str(point.id), doc_id=payload["doc_id"], title=payload["title"], text=payload["text"],
                        url=payload.get("url", ""), score=point.score, source=self.source, similarity=similarity,
                        chunk_index=payload.get("chunk_index", 0), doc_chunks=payload.get("doc_chunks", 1),
-                       vector=point.vector[DENSE])
+                       origin=payload.get("origin", ""), heading_path=payload.get("heading_path", []),
+                       start=payload.get("start", 0), end=payload.get("end", 0), vector=point.vector[DENSE])

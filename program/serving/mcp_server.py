@@ -1,8 +1,8 @@
 """The MCP server (`python -m program mcp`, over stdio) with the official `mcp` SDK.
 
 Tools: `answer` (the /answer request, as flat arguments), `search_corpus` (retrieval only, no
-LM, no expansion), `ingest` (a file, or a URL when the online web backend is configured) and
-`corpus_status`. The LM starts on the first `answer` call, so the other tools answer at once
+LM, no expansion), `ingest` (files and folders under `ingest_roots`, archives, or URLs when the online
+web backend is configured; the same request as `POST /ingest`) and `corpus_status`. The LM starts on the first `answer` call, so the other tools answer at once
 and a client that never asks a question never loads it.
 This module does not answer, search or index itself; it exposes `program.serving.answerer`,
 `program.retrieval.retriever`, `program.retrieval.ingest` and `program.retrieval.corpus_status`.
@@ -21,7 +21,9 @@ from pydantic import Field
 
 from program.serving.answerer import Answerer, AnswerRequest, AnswerResponse, load_engine
 from program.retrieval.corpus_status import CorpusStatus, corpus_status
-from program.retrieval.ingest import IngestReport, Resolve, ingest
+from program.retrieval.fetch import Resolve
+from program.retrieval.ingest import IngestReport, ingest
+from program.serving.ingest_access import IngestRequest, check_confined
 from program.passage import Passage
 from program.retrieval.retriever import HybridSearch
 from program.settings import Settings
@@ -64,11 +66,19 @@ def create_mcp_server(answerer: Answerer, settings: Settings, *, resolve: Resolv
 
     @server.tool(name="ingest")
     @_reported
-    def ingest_source(source: str) -> IngestReport:
-        """Index a local file (markdown, HTML or text) or an http(s) URL into the collection; re-ingesting a
-        source replaces it. URLs need the online web backend and must point to a public host."""
+    def ingest_sources(sources: list[str], collection: str | None = None, include: list[str] | None = None,
+                       exclude: list[str] | None = None, prune: bool = False) -> IngestReport:
+        """Index files, folders, archives (.tar.gz, .zip) or http(s) URLs into the collection, incrementally:
+        only what changed is re-embedded. Formats: markdown, reStructuredText, Python, text, HTML, JSON/JSONL
+        records. include/exclude are globs on paths inside folders and archives; prune deletes documents of
+        these folders whose files are gone. Files must lie under the server's ingest roots; URLs need the
+        online web backend and a public host."""
+        request = IngestRequest(sources=sources, collection=collection, include=include or [], exclude=exclude or [],
+                                prune=prune)
+        check_confined(request.sources, settings)
         with writing:
-            return ingest(source, settings, resolve=resolve)
+            return ingest(request.sources, settings, collection=request.collection, include=request.include,
+                          exclude=request.exclude, prune=request.prune, resolve=resolve)
 
     @server.tool(name="corpus_status")
     @_reported

@@ -1,4 +1,5 @@
-"""The HTTP service: `POST /answer`, `GET /healthz`, `GET /readyz`, and OpenAPI docs at /docs.
+"""The HTTP service: `POST /answer`, `GET /healthz`, `GET /readyz`, OpenAPI docs at /docs, and the
+collection's own routes (`POST /ingest`, `GET /search`, `GET /corpus`: see `program.serving.corpus_api`).
 
 `create_app` wraps an `Answerer`; the LM loads in a background thread at start-up, and
 /readyz turns 200 once it has. Limits: request bodies over `serve_max_body_bytes` get 413,
@@ -19,6 +20,7 @@ from fastapi.responses import JSONResponse
 from starlette.middleware.body_limit import RequestBodyLimitMiddleware
 
 from program.serving.answerer import Answerer, AnswerRequest, AnswerResponse, Overloaded, load_program, start_lm
+from program.serving.corpus_api import corpus_router
 from program.settings import Settings
 
 DESCRIPTION = ("Evaluation-gated retrieval: decompose, retrieve, judge, then answer, re-query, search the web or "
@@ -36,6 +38,7 @@ def create_app(answerer: Answerer, settings: Settings) -> FastAPI:
 
     app = FastAPI(title="gatedrag", description=DESCRIPTION, version="0.1.0", lifespan=lifespan)
     app.add_middleware(RequestBodyLimitMiddleware, max_body_size=settings.serve_max_body_bytes)
+    app.include_router(corpus_router(settings))
 
     @app.get("/healthz", summary="the process is up")
     def healthz() -> dict[str, str]:

@@ -1,117 +1,193 @@
-"""Ingest: the URL guard, fetching through a mocked transport, files, and indexing into a real store."""
+"""program/retrieval/ingest.py: folders, archives and pages into a real store, incrementally, with pruning."""
 
 from __future__ import annotations
+
+import io
+import json
+import tarfile
+import zipfile
 
 import httpx
 import pytest
 from qdrant_client import QdrantClient
 
+from program.cli import main
+from program.errors import IngestError
 from program.retrieval.embeddings import load_embedder
-from program.retrieval.ingest import IngestError, check_url, fetch_document, file_document, ingest
+from program.retrieval.ingest import ingest
 from program.retrieval.retriever import HybridSearch
 from program.settings import Settings
+from tests.program.test_fetch import PAGE, html, online, resolve, serve
+from tests.program.test_indexing import CountingEmbedder
 
-PUBLIC = {"docs.example.com": ["93.184.216.34"], "evil.example.com": ["93.184.216.34", "10.0.0.7"],
-          "rebind.example.com": ["169.254.169.254"]}
-PAGE = ("<html><head><title>Widget guide</title></head><body><nav>Home | About</nav><article><h1>Widgets</h1>"
-        "<p>A widget turns gears into sprockets, and every widget ships with a calibration card.</p><h2>Install</h2>"
-        "<p>Install the widget by bolting it to the frame, then tighten the four corner screws.</p>"
-        "<pre><code>widget --calibrate</code></pre></article><footer>© Widgets Inc</footer></body></html>")
-
-
-def resolve(host: str) -> list[str]:
-    if host not in PUBLIC:
-        raise OSError("unknown host")
-    return PUBLIC[host]
-
-
-def online(tmp_path, **overrides) -> Settings:
-    return Settings(_env_file=None, data_dir=tmp_path, web_backend="tavily", tavily_api_key="tvly-test", **overrides)
+FILES = {
+    "guide.md": "# Widget guide\n\n" + "Widgets turn gears into sprockets. " * 10 + "\n\n## Install\n\n"
+                + "Bolt the widget to the frame. " * 30 + "\n",
+    "notes/torque.txt": "The Quorvex valve needs a yearly torque check.\n\nSprockets need weekly oiling.\n",
+    "notes/draft.md": "# Draft\n\nNot ready.\n",
+    "api/widgets.py": '"""Widget helpers."""\n\n\ndef spin(widget):\n    """Spin a widget."""\n    return widget.spin()\n',
+    ".cache/hidden.md": "# Hidden\n\nNever indexed.\n",
+    "image.png": "not text",
+}
 
 
-@pytest.mark.parametrize("url", [
-    "ftp://docs.example.com/a", "file:///etc/passwd", "docs.example.com/a", "http:///nohost",
-    "http://localhost:8000/", "http://api.localhost/", "http://127.0.0.1/", "http://10.1.2.3/", "http://192.168.0.1/",
-    "http://169.254.169.254/latest/meta-data", "http://[::1]/", "http://[::ffff:127.0.0.1]/", "http://0.0.0.0/",
-    "http://100.64.0.1/", "http://224.0.0.1/", "http://evil.example.com/", "http://rebind.example.com/",
-    "http://nowhere.example.com/",
-])
-def test_only_public_http_urls_pass(url):
-    with pytest.raises(IngestError):
-        check_url(url, resolve)
+@pytest.fixture(scope="module")
+def real_embedder():
+    return load_embedder(Settings())
 
 
-def test_a_public_url_passes():
-    check_url("https://docs.example.com/widgets", resolve)
-    check_url("http://93.184.216.34/", resolve)
+@pytest.fixture
+def embedder(real_embedder):
+    return CountingEmbedder(real_embedder)
 
 
-def serve(routes: dict[str, httpx.Response]) -> httpx.Client:
-    def handler(request: httpx.Request) -> httpx.Response:
-        return routes.get(str(request.url), httpx.Response(404))
-
-    return httpx.Client(transport=httpx.MockTransport(handler), follow_redirects=False)
-
-
-def html(body: str = PAGE) -> httpx.Response:
-    return httpx.Response(200, headers={"content-type": "text/html; charset=utf-8"}, text=body)
+@pytest.fixture
+def tree(tmp_path):
+    root = tmp_path / "docs"
+    for name, text in FILES.items():
+        (root / name).parent.mkdir(parents=True, exist_ok=True)
+        (root / name).write_text(text)
+    return root
 
 
-def test_a_fetched_page_becomes_markdown_without_its_boilerplate(tmp_path):
-    moved = httpx.Response(301, headers={"location": "/guide"})
-    http = serve({"https://docs.example.com/old": moved, "https://docs.example.com/guide": html()})
-    doc = fetch_document("https://docs.example.com/old", online(tmp_path), http=http, resolve=resolve)
-    assert doc.kind == "markdown" and doc.title == "Widgets" and doc.url == "https://docs.example.com/guide"
-    assert "## Install" in doc.text and "widget --calibrate" in doc.text
-    assert "Home | About" not in doc.text and "Widgets Inc" not in doc.text
+def run(sources, tmp_path, client, embedder, **kwargs):
+    settings = Settings(_env_file=None, data_dir=tmp_path, collection="mine")
+    return ingest(sources, settings, client=client, embedder=embedder, **kwargs)
 
 
-def test_a_redirect_to_a_private_address_is_refused(tmp_path):
-    http = serve({"https://docs.example.com/go": httpx.Response(302, headers={"location": "http://169.254.169.254/"})})
-    with pytest.raises(IngestError, match="169.254.169.254"):
-        fetch_document("https://docs.example.com/go", online(tmp_path), http=http, resolve=resolve)
+def payloads(client, collection="mine") -> list[dict]:
+    return [p.payload for p in client.scroll(collection, limit=1000)[0]]
 
 
-@pytest.mark.parametrize("response, message", [
-    (httpx.Response(200, headers={"content-type": "application/pdf"}, content=b"%PDF"), "only HTML"),
-    (httpx.Response(500), "HTTP 500"),
-    (html("<p>" + "x" * 5000 + "</p>"), "larger than"),
-])
-def test_unusable_pages_are_refused(tmp_path, response, message):
-    http = serve({"https://docs.example.com/a": response})
+def test_a_folder_is_walked_with_its_globs_and_hidden_files_skipped(tree, tmp_path, embedder):
+    client = QdrantClient(":memory:")
+    report = run([tree], tmp_path, client, embedder, exclude=["*/draft.md"])
+    origins = {p["origin"] for p in payloads(client)}
+    assert origins == {str(tree / "guide.md"), str(tree / "notes/torque.txt"), str(tree / "api/widgets.py")}
+    assert (report.documents, report.chunks, report.embedded, report.errors) == (3, 5, 5, [])
+    only_py = run([tree], tmp_path, QdrantClient(":memory:"), embedder, include=["api/*.py"])
+    assert only_py.documents == 1
+
+
+def test_an_unchanged_tree_embeds_nothing_and_a_changed_file_alone_is_re_embedded(tree, tmp_path, embedder):
+    client = QdrantClient(":memory:")
+    first = run([tree], tmp_path, client, embedder)
+    embedder.texts.clear()
+    again = run([tree], tmp_path, client, embedder)
+    assert (again.embedded, again.skipped, again.deleted, again.chunks) == (0, first.chunks, 0, first.chunks)
+    assert embedder.texts == []
+    (tree / "guide.md").write_text(FILES["guide.md"].replace("frame", "wall"))
+    changed = run([tree], tmp_path, client, embedder)
+    assert changed.embedded == 2 and all("Widget guide" in text for text in embedder.texts)
+    hit = HybridSearch(client, "mine", embedder=embedder.embedder)("bolt the widget to the wall", 1)[0]
+    assert "wall" in hit.text and hit.origin == str(tree / "guide.md")
+
+
+def test_offsets_and_heading_paths_come_back_on_passages(tree, tmp_path, embedder):
+    client = QdrantClient(":memory:")
+    run([tree], tmp_path, client, embedder)
+    hit = HybridSearch(client, "mine", embedder=embedder.embedder)("bolt the widget frame install", 1)[0]
+    source_text = (tree / "guide.md").read_text()
+    assert hit.heading_path == ["Install"] and hit.title == "Widget guide > Install"
+    assert source_text[hit.start:hit.end] == hit.text and hit.text.startswith("## Install")
+    spin = HybridSearch(client, "mine", embedder=embedder.embedder)("spin a widget helper", 1)[0]
+    assert spin.heading_path == ["def spin"] and spin.text.startswith("def spin")
+
+
+def test_prune_drops_only_the_gone_files_of_the_named_roots(tree, tmp_path, embedder):
+    client = QdrantClient(":memory:")
+    other = tmp_path / "other.md"
+    other.write_text("# Other\n\nA document from elsewhere.\n")
+    run([tree, other], tmp_path, client, embedder)
+    (tree / "notes/torque.txt").unlink()
+    kept = run([tree], tmp_path, client, embedder)  # without prune, nothing is deleted
+    assert kept.deleted == 0 and len({p["origin"] for p in payloads(client)}) == 5
+    pruned = run([tree], tmp_path, client, embedder, prune=True)
+    origins = {p["origin"] for p in payloads(client)}
+    assert pruned.deleted == 2 and str(tree / "notes/torque.txt") not in origins and str(other) in origins
+
+
+def test_documents_with_the_same_title_both_survive(tmp_path, embedder):
+    for folder in ("a", "b"):
+        (tmp_path / folder).mkdir()
+        (tmp_path / folder / "readme.md").write_text(f"# Readme\n\nThe {folder} package readme.\n")
+    records = [{"title": "Readme", "text": "First record."}, {"title": "Readme", "text": "Second record."}]
+    (tmp_path / "a" / "records.jsonl").write_text("\n".join(json.dumps(r) for r in records))
+    client = QdrantClient(":memory:")
+    report = run([tmp_path / "a", tmp_path / "b"], tmp_path, client, embedder)
+    texts = sorted(p["text"] for p in payloads(client))
+    assert report.documents == 4 and len({p["doc_id"] for p in payloads(client)}) == 4
+    assert texts == ["# Readme\n\nThe a package readme.", "# Readme\n\nThe b package readme.", "First record.", "Second record."]
+
+
+def test_a_malformed_record_fails_its_file_only_and_is_reported(tree, tmp_path, embedder):
+    (tree / "facts.jsonl").write_text('{"title": "Gear", "text": "A gear meshes."}\n{"title": "Cog"}\n')
+    client = QdrantClient(":memory:")
+    report = run([tree], tmp_path, client, embedder)
+    assert report.errors == [f"{tree / 'facts.jsonl'}: record 2: text: Field required"]
+    assert report.documents == 4 and "Gear" not in {p["title"] for p in payloads(client)}
+    assert "1 errors" in report.summary()
+    pruned = run([tree], tmp_path, client, embedder, prune=True)  # a file that failed is not "gone"
+    assert pruned.deleted == 0
+
+
+def archive_bytes(kind: str) -> bytes:
+    files = {"documents/guide/doc_source/intro.md": "# Intro\n\nBuckets hold objects.\n",
+             "documents/guide/doc_source/skip.txt": "Skipped by the include glob.\n", "documents/LICENSE": "MIT"}
+    buffer = io.BytesIO()
+    if kind == "zip":
+        with zipfile.ZipFile(buffer, "w") as archive:
+            for name, text in files.items():
+                archive.writestr(name, text)
+    else:
+        with tarfile.open(fileobj=buffer, mode="w:gz") as archive:
+            for name, text in files.items():
+                info = tarfile.TarInfo(name)
+                info.size = len(text.encode())
+                archive.addfile(info, io.BytesIO(text.encode()))
+    return buffer.getvalue()
+
+
+@pytest.mark.parametrize("name", ["docs.tar.gz", "docs.zip"])
+def test_an_archive_is_read_member_by_member_with_the_globs(tmp_path, embedder, name):
+    archive = tmp_path / name
+    archive.write_bytes(archive_bytes("zip" if name.endswith("zip") else "tar"))
+    client = QdrantClient(":memory:")
+    report = run([archive], tmp_path, client, embedder, include=["*/doc_source/*.md"])
+    (payload,) = payloads(client)
+    assert report.documents == 1 and payload["origin"] == f"{archive}!/documents/guide/doc_source/intro.md"
+    assert payload["title"] == "Intro" and list(tmp_path.iterdir()) == [archive]  # nothing unpacked
+
+
+def test_a_page_is_fetched_and_indexed_as_markdown(tmp_path, embedder):
+    http = serve({"https://docs.example.com/guide": html()})
+    client = QdrantClient(":memory:")
+    report = ingest(["https://docs.example.com/guide"], online(tmp_path, collection="web"), client=client,
+                    embedder=embedder, http=http, resolve=resolve)
+    titles = {p["title"] for p in payloads(client, "web")}
+    text = " ".join(p["text"] for p in payloads(client, "web"))
+    assert report.documents == 1 and titles <= {"Widgets", "Widgets > Install"}
+    assert "widget --calibrate" in text and "Home | About" not in text and "Widgets Inc" not in text
+    assert PAGE  # the page the fake server answered with
+
+
+@pytest.mark.parametrize("sources, message", [
+    (["missing-folder"], "no such file or folder"), (["http://127.0.0.1/"], "local"), ([], "nothing to ingest")])
+def test_bad_sources_are_refused_before_anything_changes(tree, tmp_path, embedder, sources, message):
+    client = QdrantClient(":memory:")
     with pytest.raises(IngestError, match=message):
-        fetch_document("https://docs.example.com/a", online(tmp_path, ingest_max_bytes=4096), http=http, resolve=resolve)
+        run([tree, *sources] if sources else [], tmp_path, client, embedder)
+    assert not client.collection_exists("mine") and embedder.texts == []
+    with pytest.raises(IngestError, match="bad collection name"):
+        run([tree], tmp_path, client, embedder, collection="../etc")
 
 
-def test_offline_a_url_is_refused_and_nothing_is_fetched(tmp_path):
-    offline = Settings(_env_file=None, data_dir=tmp_path, web_backend="offline")
-    http = serve({})
-    with pytest.raises(IngestError, match="online web backend"):
-        fetch_document("https://docs.example.com/a", offline, http=http, resolve=resolve)
-    with pytest.raises(IngestError, match="local"):  # a bad URL is named as such, whatever the backend
-        fetch_document("http://127.0.0.1/", offline, http=http, resolve=resolve)
-
-
-def test_files_markdown_keeps_its_headings_and_bad_files_are_refused(tmp_path):
-    guide = tmp_path / "guide.md"
-    guide.write_text("# Widget manual\n\nWidgets turn gears.\n\n## Install\n\nBolt it to the frame.\n")
-    doc = file_document(guide, max_bytes=10_000)
-    assert (doc.kind, doc.title, doc.url) == ("markdown", "Widget manual", guide.resolve().as_uri())
-    (tmp_path / "blob.bin").write_bytes(b"\xff\xfe\x00\x81")
-    for path, message in [(tmp_path / "missing.md", "no such file"), (tmp_path / "blob.bin", "not a UTF-8"),
-                          (guide, "limit")]:
-        with pytest.raises(IngestError, match=message):
-            file_document(path, max_bytes=10 if path == guide else 10_000)
-
-
-def test_ingest_indexes_a_file_idempotently_and_it_is_found(tmp_path):
-    notes = tmp_path / "notes.txt"
-    notes.write_text("The Quorvex calibration card lists torque values.\n\nSprockets need weekly oiling.\n")
-    client, embedder = QdrantClient(":memory:"), load_embedder(Settings())
-    config = Settings(_env_file=None, data_dir=tmp_path, collection="docs")
-    first = ingest(str(notes), config, client=client, embedder=embedder)
-    again = ingest(str(notes), config, client=client, embedder=embedder)
-    assert (first.stats.chunks, first.stats.embedded) == (2, 2) and (again.stats.embedded, again.stats.skipped) == (0, 2)
-    assert first.title == "notes" and first.collection == "docs"
-    hit = HybridSearch(client, "docs", embedder=embedder)("Quorvex torque", 1)[0]
-    assert hit.doc_id == first.doc_id and "torque" in hit.text
+def test_the_cli_ingests_a_folder_and_prints_one_summary(tree, tmp_path, capsys):
+    args = ["ingest", str(tree), "--collection", "cli", "--data-dir", str(tmp_path / "data"), "--no-progress"]
+    assert main(args) == 0
+    assert main(args) == 0
+    first, second = capsys.readouterr().out.splitlines()
+    assert first.startswith("cli: 4 documents, 6 chunks, 6 embedded, 0 skipped, 0 deleted, 0 errors")
+    assert second.startswith("cli: 4 documents, 6 chunks, 0 embedded, 6 skipped")
+    assert main(["ingest", str(tmp_path / "nope"), "--data-dir", str(tmp_path / "data")]) == 1
+    assert "error: no such file or folder" in capsys.readouterr().err

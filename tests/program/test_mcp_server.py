@@ -71,16 +71,31 @@ def test_bad_arguments_are_tool_errors_with_a_reason(config):
 def test_search_ingest_and_status_work_on_the_collection(config, tmp_path):
     guide = tmp_path / "quorvex.md"
     guide.write_text("# Quorvex valves\n\nQuorvex valves hold 300 bar and need a yearly torque check.\n")
-    server = create_mcp_server(fake_answerer(config), config)
+    rooted = config.model_copy(update={"ingest_roots": [tmp_path]})
+    server = create_mcp_server(fake_answerer(rooted), rooted)
     before, ingested, found, after, bad_url = call(
-        server, ("corpus_status", {}), ("ingest", {"source": str(guide)}), ("search_corpus", {"query": "Quorvex torque", "top_k": 2}),
-        ("corpus_status", {}), ("ingest", {"source": "http://169.254.169.254/latest/meta-data"}))
+        server, ("corpus_status", {}), ("ingest", {"sources": [str(guide)]}),
+        ("search_corpus", {"query": "Quorvex torque", "top_k": 2}),
+        ("corpus_status", {}), ("ingest", {"sources": ["http://169.254.169.254/latest/meta-data"]}))
     assert before.structured_content["documents"] == 3 and before.structured_content["last_indexed"]
-    assert ingested.structured_content["title"] == "Quorvex valves" and ingested.structured_content["stats"]["chunks"] == 1
+    assert (ingested.structured_content["documents"], ingested.structured_content["chunks"]) == (1, 1)
     hits = found.structured_content["result"]
     assert len(hits) == 2 and hits[0]["title"] == "Quorvex valves" and hits[0]["similarity"] > 0.3
+    assert hits[0]["origin"] == str(guide.resolve()) and hits[0]["end"] > 0
     assert (after.structured_content["documents"], after.structured_content["chunks"]) == (4, 4)
     assert bad_url.is_error and "169.254.169.254" in bad_url.content[0].text
+
+
+def test_files_outside_the_ingest_roots_are_refused(config, tmp_path):
+    guide = tmp_path / "secret.md"
+    guide.write_text("# Secret\n\nNot for remote callers.\n")
+    unconfined = create_mcp_server(fake_answerer(config), config)
+    elsewhere = config.model_copy(update={"ingest_roots": [tmp_path / "public"]})
+    confined = create_mcp_server(fake_answerer(elsewhere), elsewhere)
+    (no_roots,) = call(unconfined, ("ingest", {"sources": [str(guide)]}))
+    (outside,) = call(confined, ("ingest", {"sources": [str(tmp_path / "public" / ".." / "secret.md")]}))
+    assert no_roots.is_error and "no ingest_roots" in no_roots.content[0].text
+    assert outside.is_error and "outside the configured ingest roots" in outside.content[0].text
 
 
 def test_the_real_server_over_stdio_lists_its_tools_and_searches_without_an_lm(tmp_path):

@@ -1,0 +1,48 @@
+"""The text formats, one document per file: markdown, reStructuredText, Python source and plain text.
+
+The document text is the file's text unchanged, so chunk offsets point into the file. The title is
+the leading heading (markdown `# Title`, or a reStructuredText title that opens the file), a Python
+module's name with its docstring's first line, or else the file name.
+This module does not split documents into sections; see `program.retrieval.sections`.
+"""
+
+from __future__ import annotations
+
+from pathlib import PurePosixPath
+
+from program.errors import IngestError
+from program.retrieval.chunking import Document, Kind
+from program.retrieval.sections.markdown import lead_heading
+from program.retrieval.sections.python_source import module_summary
+from program.retrieval.sections.rst import rst_sections
+from program.retrieval.sources import SourceFile, source_id
+
+
+def read_markdown(file: SourceFile, text: str) -> list[Document]:
+    return _one(file, text, "markdown", lead_heading(text))
+
+
+def read_rst(file: SourceFile, text: str) -> list[Document]:
+    sections = rst_sections(text)
+    opening = sections[0].path if sections and sections[0].path else []
+    return _one(file, text, "rst", opening[0] if opening else None)
+
+
+def read_python(file: SourceFile, text: str) -> list[Document]:
+    try:
+        summary = module_summary(text)
+    except SyntaxError as error:
+        raise IngestError(f"{file.origin} is not valid Python (line {error.lineno}: {error.msg})") from None
+    name = PurePosixPath(file.path).name
+    return _one(file, text, "python", f"{name}: {summary}" if summary else name)
+
+
+def read_text(file: SourceFile, text: str) -> list[Document]:
+    return _one(file, text, "paragraphs", None)
+
+
+def _one(file: SourceFile, text: str, kind: Kind, title: str | None) -> list[Document]:
+    if not text.strip():
+        return []
+    return [Document(doc_id=source_id(file.root, file.path), title=title or PurePosixPath(file.path).stem, text=text,
+                     url=file.url, kind=kind, origin=file.origin, root=file.root)]

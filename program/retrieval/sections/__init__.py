@@ -1,0 +1,17 @@
+"""Where a document's text divides: per format, its sections (heading path and blocks), as offsets.
+
+A block is a `(start, end)` span of the document text that chunking never splits: a paragraph, a
+fenced code block, a whole Python function. A section is the blocks under one heading path.
+Packing blocks into chunks of a size is `program.retrieval.chunking`'s job, not this package's.
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+Span = tuple[int, int]  # [start, end) in the document text
+
+
+class Section(NamedTuple):
+    path: list[str]  # the headings above it, outermost first
+    blocks: list[Span]

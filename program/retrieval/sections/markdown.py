@@ -1,0 +1,37 @@
+"""Markdown sections: cut at ATX headings (`#` to `######`) outside code fences.
+
+Each section's first block is its heading line, so a chunk that opens a section shows its heading.
+This module does not pack sections into chunks; see `program.retrieval.chunking`.
+"""
+
+from __future__ import annotations
+
+import re
+
+from program.retrieval.sections import Section
+from program.retrieval.sections.blocks import blocks, lines, next_fence
+
+_HEADING = re.compile(r"^(#{1,6})\s+(.*?)\s*#*\s*$")
+
+
+def markdown_sections(text: str) -> list[Section]:
+    cuts: list[tuple[int, list[str]]] = [(0, [])]  # (offset where a section starts, its heading path)
+    path: list[str] = []
+    fence = None
+    for offset, line in lines(text):
+        heading = _HEADING.match(line) if fence is None else None
+        fence = next_fence(fence, line)
+        if heading:
+            level = len(heading.group(1))
+            # subtle: a skipped level (# then ###) leaves a gap that the shown path drops
+            path = [*path[: level - 1], *[""] * (level - 1 - len(path)), heading.group(2)]
+            cuts.append((offset, [p for p in path if p]))
+    ends = [offset for offset, _ in cuts[1:]] + [len(text)]
+    sections = [Section(path, blocks(text, start, end)) for (start, path), end in zip(cuts, ends, strict=True)]
+    return [s for s in sections if s.blocks]
+
+
+def lead_heading(text: str) -> str | None:
+    """The text of a leading `# Title`, if the document opens with one."""
+    first = text.lstrip().split("\n", 1)[0]
+    return first[2:].strip(" #") or None if first.startswith("# ") else None

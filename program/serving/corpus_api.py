@@ -1,0 +1,74 @@
+"""The HTTP routes over the collection itself: `POST /ingest`, `GET /search` and `GET /corpus`.
+
+`/search` is retrieval only (hybrid dense + BM25, no LM); `/corpus` is the collection's status.
+`/ingest` is off unless `serve_ingest` is set, takes files only under `ingest_roots`, and runs
+one ingest at a time. Each route may name a collection; the default is the configured one.
+This module does not answer questions; see `program.serving.service`.
+"""
+
+from __future__ import annotations
+
+import functools
+import threading
+
+from fastapi import APIRouter, HTTPException, Query
+
+from program.errors import IngestError
+from program.passage import Passage
+from program.retrieval.corpus_status import CorpusStatus, corpus_status
+from program.retrieval.embeddings import load_embedder
+from program.retrieval.ingest import IngestReport, check_collection, ingest
+from program.retrieval.retriever import HybridSearch
+from program.retrieval.store import open_client
+from program.serving.ingest_access import IngestRequest, check_confined
+from program.settings import MAX_QUESTION_CHARS, Settings
+
+MAX_K = 20
+
+
+def corpus_router(settings: Settings) -> APIRouter:
+    router = APIRouter()
+    writing = threading.Lock()  # embedded Qdrant serialises nothing itself
+
+    @router.post("/ingest", summary="index files, folders, archives or URLs into a collection, incrementally",
+                 response_model=IngestReport, responses={400: {"description": "a bad source"}, 403: {"description": "off"}})
+    def ingest_sources(request: IngestRequest) -> IngestReport:
+        if not settings.serve_ingest:
+            raise HTTPException(403, "ingest over HTTP is off; set GATEDRAG_SERVE_INGEST=true to allow it")
+        try:
+            check_confined(request.sources, settings)
+            with writing:
+                return ingest(request.sources, settings, collection=request.collection, include=request.include,
+                              exclude=request.exclude, prune=request.prune)
+        except IngestError as error:
+            raise HTTPException(400, str(error)) from None
+
+    @router.get("/search", summary="retrieval only: the top passages for a query, best first (no LM)",
+                response_model=list[Passage], responses={404: {"description": "no such collection"}})
+    def search(q: str = Query(min_length=1, max_length=MAX_QUESTION_CHARS), k: int = Query(5, ge=1, le=MAX_K),
+               collection: str | None = None) -> list[Passage]:
+        name = _existing(collection, settings)
+        hybrid = HybridSearch(functools.partial(open_client, settings), name,
+                              embedder=functools.partial(load_embedder, settings))
+        return hybrid(q, k)
+
+    @router.get("/corpus", summary="a collection's documents, chunks and last change", response_model=CorpusStatus)
+    def corpus(collection: str | None = None) -> CorpusStatus:
+        name = _named(collection, settings)
+        return corpus_status(open_client(settings), settings.model_copy(update={"collection": name}))
+
+    return router
+
+
+def _named(collection: str | None, settings: Settings) -> str:
+    try:
+        return check_collection(collection or settings.collection)
+    except IngestError as error:
+        raise HTTPException(400, str(error)) from None
+
+
+def _existing(collection: str | None, settings: Settings) -> str:
+    name = _named(collection, settings)
+    if not open_client(settings).collection_exists(name):
+        raise HTTPException(404, f"no collection {name!r}: ingest or index something into it first")
+    return name

@@ -1,0 +1,62 @@
+"""program/serving/corpus_api.py through the service app (FastAPI's TestClient): ingest, search, corpus."""
+
+from __future__ import annotations
+
+import pytest
+from fastapi.testclient import TestClient
+
+from program.serving.service import create_app
+from program.settings import Settings
+from tests.program.fake_engine import fake_answerer
+
+
+def app_client(tmp_path, **overrides) -> TestClient:
+    config = Settings(_env_file=None, data_dir=tmp_path / "data", collection="mine", profile="local",
+                      web_backend="offline", **overrides)
+    return TestClient(create_app(fake_answerer(config), config))
+
+
+@pytest.fixture
+def docs(tmp_path):
+    root = tmp_path / "docs"
+    (root / "valves").mkdir(parents=True)
+    (root / "valves" / "quorvex.md").write_text("# Quorvex valves\n\n" + "Intro to valves. " * 68
+                                                + "\n\n## Torque\n\nQuorvex valves need a yearly torque check.\n")
+    (root / "gears.txt").write_text("Gears mesh with sprockets.\n")
+    return root
+
+
+def test_ingest_then_search_and_corpus_status(tmp_path, docs):
+    client = app_client(tmp_path, serve_ingest=True, ingest_roots=[docs])
+    report = client.post("/ingest", json={"sources": [str(docs)], "include": ["valves/*"]})
+    assert report.status_code == 200 and report.json()["documents"] == 1 and report.json()["embedded"] == 2
+    again = client.post("/ingest", json={"sources": [str(docs)], "include": ["valves/*"]}).json()
+    assert (again["embedded"], again["skipped"]) == (0, 2)
+    hits = client.get("/search", params={"q": "yearly torque check", "k": 1}).json()
+    (hit,) = hits
+    source_text = (docs / "valves" / "quorvex.md").read_text()
+    assert hit["origin"] == str(docs / "valves" / "quorvex.md") and hit["heading_path"] == ["Torque"]
+    assert source_text[hit["start"]:hit["end"]] == hit["text"] and hit["score"] > 0 and "vector" not in hit
+    corpus = client.get("/corpus").json()
+    assert (corpus["collection"], corpus["documents"], corpus["chunks"]) == ("mine", 1, 2)
+    assert client.get("/corpus", params={"collection": "other"}).json()["exists"] is False
+
+
+def test_ingest_is_refused_when_off_outside_the_roots_and_for_bad_urls(tmp_path, docs):
+    off = app_client(tmp_path / "off").post("/ingest", json={"sources": [str(docs)]})
+    assert off.status_code == 403 and "GATEDRAG_SERVE_INGEST" in off.json()["detail"]
+    client = app_client(tmp_path, serve_ingest=True, ingest_roots=[docs / "valves"])
+    outside = client.post("/ingest", json={"sources": [str(docs)]})
+    assert outside.status_code == 400 and "outside the configured ingest roots" in outside.json()["detail"]
+    private = client.post("/ingest", json={"sources": ["http://10.0.0.7/"]})
+    assert private.status_code == 400 and "private" in private.json()["detail"]
+    assert client.post("/ingest", json={"sources": []}).status_code == 422
+    assert client.get("/corpus").json()["exists"] is False  # nothing was written
+
+
+def test_search_refuses_bad_input(tmp_path):
+    client = app_client(tmp_path)
+    assert client.get("/search", params={"q": "gears"}).status_code == 404  # no collection yet
+    assert client.get("/search", params={"q": ""}).status_code == 422
+    assert client.get("/search", params={"q": "gears", "k": 500}).status_code == 422
+    assert client.get("/search", params={"q": "gears", "collection": "../x"}).status_code == 400

@@ -1,0 +1,148 @@
+"""program/retrieval/readers: each format becomes documents whose chunks keep heading paths and true offsets."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from program.errors import IngestError
+from program.retrieval.chunking import chunk_document
+from program.retrieval.readers import read
+from program.retrieval.sources import SourceFile
+
+PYTHON = '''"""Widget tools: calibrate and mount widgets."""
+import os
+
+LIMIT = 3
+
+
+def calibrate(widget):
+    """Calibrate a widget – torque first."""
+    return widget.torque * LIMIT
+
+
+class Mount:
+    """A wall mount."""
+
+    size = 2
+
+    def bolt(self):
+        return "bolt"
+
+    def hang(self):
+        return "hang " * 40
+'''
+
+RST = """Widget manual
+=============
+
+Widgets turn gears.
+
+Install
+-------
+
+Bolt it down::
+
+    widget --bolt
+
+    widget --check
+
+Tighten the screws.
+
+Calibrate
+---------
+
+Turn the dial.
+"""
+
+
+def source(path: str, text: str | bytes) -> SourceFile:
+    data = text.encode() if isinstance(text, str) else text
+    return SourceFile(root="/docs", path=path, origin=f"/docs/{path}", url=f"file:///docs/{path}", data=data)
+
+
+def chunks_of(path: str, text: str, max_chars: int = 1200):
+    (document,) = read(source(path, text), max_bytes=100_000)
+    return document, chunk_document(document, max_chars=max_chars)
+
+
+def assert_offsets(document, chunks):
+    for chunk in chunks:
+        first_words = " ".join(chunk.text.split()[:3])
+        assert " ".join(document.text[chunk.start:chunk.end].split()).startswith(first_words)
+
+
+def test_markdown_takes_its_title_from_the_leading_heading_and_keeps_offsets():
+    text = "# Widget manual\n\nWidgets turn gears.\n\n## Install\n\n" + "Bolt it down. " * 55 + "\n"
+    document, chunks = chunks_of("guide/manual.md", text, max_chars=800)
+    assert (document.title, document.kind, document.origin) == ("Widget manual", "markdown", "/docs/guide/manual.md")
+    assert [c.heading_path for c in chunks] == [[], ["Install"]]
+    assert chunks[1].title == "Widget manual > Install" and chunks[1].text.startswith("## Install")
+    assert_offsets(document, chunks)
+
+
+def test_rst_section_titles_become_the_heading_path_and_a_literal_block_stays_whole():
+    document, chunks = chunks_of("manual.rst", RST, max_chars=50)
+    assert document.title == "Widget manual" and document.kind == "rst"
+    assert [c.heading_path for c in chunks] == [[], ["Install"], ["Install"], ["Install"], ["Calibrate"]]
+    literal = next(c for c in chunks if "widget --bolt" in c.text)
+    assert "widget --check" in literal.text and literal.text.startswith("Bolt it down::")
+    assert_offsets(document, chunks)
+
+
+def test_python_chunks_are_whole_functions_and_classes_under_the_module_summary():
+    document, chunks = chunks_of("tools/widgets.py", PYTHON)
+    assert document.title == "widgets.py: Widget tools: calibrate and mount widgets."
+    assert [c.heading_path for c in chunks] == [[], ["def calibrate"], ["class Mount"]]
+    function = chunks[1].text
+    assert function.startswith("def calibrate") and "torque first" in function and function.endswith("LIMIT")
+    assert "import os" in chunks[0].text and "Widget tools" not in chunks[0].text
+    assert_offsets(document, chunks)
+    # subtle: the en dash is three UTF-8 bytes; offsets count characters
+    assert document.text[chunks[1].start:chunks[1].end] == function
+
+
+def test_an_oversized_class_is_split_between_its_methods():
+    _, chunks = chunks_of("widgets.py", PYTHON, max_chars=100)
+    parts = [c for c in chunks if c.heading_path == ["class Mount"]]
+    assert len(parts) == 2
+    assert parts[0].text.startswith("class Mount") and "def bolt" in parts[0].text
+    assert parts[1].text.startswith("    def hang")
+
+
+def test_invalid_python_is_refused_with_its_line():
+    with pytest.raises(IngestError, match="not valid Python .line 2"):
+        read(source("bad.py", "x = 1\ndef (:\n"), max_bytes=1000)
+
+
+def test_plain_text_and_html():
+    document, chunks = chunks_of("notes.txt", "First note.\n\nSecond note.\n")
+    assert (document.title, [c.text for c in chunks]) == ("notes", ["First note.", "Second note."])
+    assert_offsets(document, chunks)
+    page = "<html><body><article><h1>Gears</h1><p>Gears mesh with sprockets in every widget we make.</p></article></body></html>"
+    (html,) = read(source("gears.html", page), max_bytes=10_000)
+    assert html.kind == "markdown" and html.title == "Gears" and "sprockets" in html.text
+
+
+def test_records_give_one_document_each_and_same_titles_stay_apart():
+    lines = [{"title": "Mercury", "text": "The planet."}, {"title": "Mercury", "text": "The element."},
+             {"title": "Venus", "text": "A planet.", "id": "v1", "url": "https://example.org/venus"}]
+    documents = read(source("facts.jsonl", "\n".join(json.dumps(r) for r in lines)), max_bytes=10_000)
+    assert [d.title for d in documents] == ["Mercury", "Mercury", "Venus"]
+    assert len({d.doc_id for d in documents}) == 3 and documents[2].url == "https://example.org/venus"
+    as_list = read(source("facts.json", json.dumps(lines)), max_bytes=10_000)
+    assert [d.text for d in as_list] == [d.text for d in documents]
+
+
+@pytest.mark.parametrize("path, text, message", [
+    ("facts.jsonl", '{"title": "A", "text": "a"}\n{"title": "B"}\n', "facts.jsonl: record 2: text: Field required"),
+    ("facts.jsonl", '{"title": "A", "text": "a"}\n{oops\n', "facts.jsonl: record 2 is not valid JSON"),
+    ("facts.json", '{"title": "A", "text": "a"}', "expected a JSON list"),
+    ("blob.md", b"\xff\xfe\x00\x81", "not a UTF-8 text file"),
+    ("empty.md", "  \n", "no text to index"),
+    ("big.md", "x" * 2000, "larger than 1000 bytes"),
+])
+def test_unreadable_files_are_refused_naming_the_file(path, text, message):
+    with pytest.raises(IngestError, match=message):
+        read(source(path, text), max_bytes=1000)
