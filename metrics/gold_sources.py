@@ -2,7 +2,7 @@
 
 A gold source is a document title, a path or a URL. A candidate matches when its title equals
 the gold source (case- and space-insensitively, as HotpotQA titles compare), or when one of its
-locations (its `url` today; any path field added later goes in `locations`) ends with the gold
+locations (its `origin`, the file, archive member or URL it was ingested from, and its `url`) ends with the gold
 source on a `/` boundary, case-sensitively, after normalising both: surrounding whitespace,
 a `file://` prefix and a leading `./` are dropped. So the gold `guide/doc_source/page.md`
 matches `documents/guide/doc_source/page.md` and `archive.tar.gz/documents/guide/doc_source/page.md`,
@@ -38,7 +38,7 @@ def source_matches(gold: str, title: str, locations: Iterable[str]) -> bool:
 
 def locations(item) -> list[str]:
     """Where a passage or citation comes from, as the matcher reads it."""
-    return [getattr(item, "url", "") or ""]
+    return [getattr(item, "origin", "") or "", getattr(item, "url", "") or ""]
 
 
 def matched(gold_sources: list[str], items) -> list[str]:

@@ -26,3 +26,8 @@ def test_normalize_location_and_matched_passages():
     passages = [passage("Kiss and Tell", "x")]  # its url is https://example.org/Kiss and Tell
     assert matched(["Kiss and Tell", "example.org/Kiss and Tell", "Other"], passages) == [
         "Kiss and Tell", "example.org/Kiss and Tell"]
+
+
+def test_an_ingested_passage_matches_by_the_archive_member_it_came_from():
+    ingested = passage("Page", "x").model_copy(update={"origin": "/data/guides.tar.gz!/documents/guide/doc_source/page.md"})
+    assert matched(["guide/doc_source/page.md", "other/doc_source/page.md"], [ingested]) == ["guide/doc_source/page.md"]
