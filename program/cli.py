@@ -56,9 +56,13 @@ def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="python -m program", description="gatedrag: evaluation-gated retrieval")
     sub = parser.add_subparsers(required=True, metavar="COMMAND")
 
-    index = sub.add_parser("index", help="build or update the local index and the offline web corpus")
-    index.add_argument("--shared-data", type=Path, help="folder holding hotpotqa/ (default ../shared/data)")
+    index = sub.add_parser("index", help="build or update a bundled domain's collection and its offline web corpus")
+    index.add_argument("--corpus", choices=["hotpotqa", "aws_docs"], default="hotpotqa",
+                       help="hotpotqa (default) or aws_docs (the AWS guides, collection aws_docs)")
+    index.add_argument("--shared-data", type=Path, help="folder holding hotpotqa/ and aws_docs/ (default ../shared/data)")
     index.add_argument("--data-dir", type=Path, help="where indexes and caches go (default .gatedrag)")
+    index.add_argument("--collection", help="default: the corpus's name")
+    index.add_argument("--no-progress", action="store_true", help="no progress bars")
     index.set_defaults(run=_index)
 
     ingest = sub.add_parser("ingest", help="index your own files, folders, archives or URLs, incrementally")
@@ -81,6 +85,9 @@ def _parser() -> argparse.ArgumentParser:
     ask.add_argument("--local-model", choices=["qwen2.5-coder-0.5b", "qwen2.5-coder-1.5b"], help="model of the local profile")
     ask.add_argument("--program", type=Path, help="a compiled program JSON (prompts, demos, thresholds)")
     ask.add_argument("--data-dir", type=Path)
+    ask.add_argument("--collection", help="the collection to answer from (default hotpotqa)")
+    ask.add_argument("--web", choices=["tavily", "offline", "none"], help="the web backend (default: tavily if "
+                     "TAVILY_API_KEY is set, else the collection's offline web corpus if it has one)")
     ask.add_argument("--max-iterations", type=int)
     ask.add_argument("--max-doc-queries", type=int)
     ask.add_argument("--max-web-searches", type=int)
@@ -92,6 +99,8 @@ def _parser() -> argparse.ArgumentParser:
         command.add_argument("--program", type=Path, help="a compiled program JSON (prompts, demos, thresholds)")
         command.add_argument("--profile", choices=["local", "openai"])
         command.add_argument("--data-dir", type=Path)
+        command.add_argument("--collection", help="the collection served by default (requests may name another)")
+        command.add_argument("--web", choices=["tavily", "offline", "none"])
         command.add_argument("--timeout", type=float, help="soft per-request limit in seconds (default 60)")
         if name == "serve":
             command.add_argument("--host", help="address to bind (default 127.0.0.1; 0.0.0.0 exposes the service)")
@@ -108,11 +117,12 @@ def settings_from_args(args: argparse.Namespace, **names: str):
 
 
 def _index(args: argparse.Namespace) -> int:
-    from program.retrieval.indexing import build_indexes
+    from program.retrieval.bundled import build_corpus
 
-    settings = settings_from_args(args, shared_data="shared_data", data_dir="data_dir")
-    for name, stats in build_indexes(settings, progress=True).items():
-        print(f"{name}: {stats.model_dump()}")
+    args.collection = args.collection or args.corpus
+    settings = settings_from_args(args, shared_data="shared_data", data_dir="data_dir", collection="collection")
+    for line in build_corpus(args.corpus, settings, progress=not args.no_progress):
+        print(line)
     return 0
 
 
@@ -134,7 +144,8 @@ def _ask(args: argparse.Namespace) -> int:
         raise UsageError("the question is empty")
     if len(question) > MAX_QUESTION_CHARS:
         raise UsageError(f"the question has {len(question)} characters; the limit is {MAX_QUESTION_CHARS}")
-    settings = settings_from_args(args, profile="profile", local_model="local_model", data_dir="data_dir")
+    settings = settings_from_args(args, profile="profile", local_model="local_model", data_dir="data_dir",
+                                  collection="collection", web_backend="web")
     return _answer(question, settings, args)
 
 
@@ -172,7 +183,8 @@ def _mcp(args: argparse.Namespace) -> int:
 
 
 def _serving_settings(args: argparse.Namespace, **names: str):
-    return settings_from_args(args, profile="profile", data_dir="data_dir", serve_timeout_s="timeout", **names)
+    return settings_from_args(args, profile="profile", data_dir="data_dir", serve_timeout_s="timeout",
+                              collection="collection", web_backend="web", **names)
 
 
 def _program_path(args: argparse.Namespace) -> Path | None:

@@ -38,6 +38,8 @@ def eval_command(args: argparse.Namespace) -> int:
     programs = build_systems(settings, config.systems, program_path)
     folder = args.out or config.folder(settings)
     threads = args.threads or DEFAULT_THREADS[settings.resolved_profile]
+    if settings.web_backend_note:
+        print(settings.web_backend_note, file=sys.stderr)
     print(f"run {config.run_id}: {len(examples)} questions x {len(programs)} systems, {threads} thread(s) -> {folder}",
           file=sys.stderr)
     try:
@@ -115,7 +117,8 @@ def _eval_config(args: argparse.Namespace, settings, ref, split: str):
         program=str(program_path.resolve()) if program_path else UNCOMPILED,
         program_sha256=file_sha256(program_path) if program_path else "",
         model=settings.local_model if profile == "local" else settings.openai_model,
-        time_limit_s=args.timeout, cache=args.cache, web=settings.resolved_web_backend, hide_gold=args.hide_gold)
+        time_limit_s=args.timeout, cache=args.cache, web=settings.resolved_web_backend, hide_gold=args.hide_gold,
+        collection=settings.collection, web_note=settings.web_backend_note)
     return config, program_path
 
 
@@ -137,7 +140,13 @@ def _run_folder(settings, name: str) -> Path:
 
 
 def _eval_settings(args: argparse.Namespace):
-    return settings_from_args(args, profile="profile", local_model="local_model", data_dir="data_dir", web_backend="web")
+    from program.retrieval.bundled import CORPORA
+
+    # a bundled domain's questions are asked of its own collection unless told otherwise
+    dataset = getattr(args, "dataset", None)
+    args.collection = getattr(args, "collection", None) or (dataset if dataset in CORPORA else None)
+    return settings_from_args(args, profile="profile", local_model="local_model", data_dir="data_dir", web_backend="web",
+                              collection="collection")
 
 
 def _overview(summary) -> str:
@@ -170,6 +179,8 @@ def add_parsers(sub, positive_int) -> None:
         "the question is given up and recorded as a timeout"))
     ev.add_argument("--judge", default="lexical", choices=["lexical", "lm"], help="citation-support judge of the metrics")
     ev.add_argument("--cache", action="store_true", help="use DSPy's LM cache (cheaper re-runs, but latencies are not real)")
+    ev.add_argument("--collection", help="the collection the systems search (default: the dataset's own for "
+                    "hotpotqa and aws_docs, else the configured one)")
     ev.add_argument("--web", choices=["tavily", "offline", "none"], help=(
         "the web backend (default: tavily if TAVILY_API_KEY is set, else offline); none: the loop never searches the web"))
     ev.add_argument("--hide-gold", action="store_true", help=(

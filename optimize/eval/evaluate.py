@@ -35,7 +35,8 @@ def run_eval(config: EvalConfig, settings: Settings, folder: Path, programs: dic
                                     hide_gold=config.hide_gold)
         summary = summarize(records, config.run_id, split=config.split, dataset=config.dataset,
                             program=config.program, profile=config.profile, model=config.model, judge=config.judge,
-                            web=config.web, hide_gold=config.hide_gold)
+                            web=config.web, web_note=config.web_note, hide_gold=config.hide_gold,
+                            collection=config.collection)
         written = write_report(records, summary, folder)
         tracking.log_summary(summary)
         tracking.log_files([*written, log.path], folder)

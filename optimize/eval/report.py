@@ -75,6 +75,8 @@ def report_blocks(records: list[Record], summary: RunSummary) -> list[Block]:
 def _conditions(summary: RunSummary) -> str:
     """The run's retrieval conditions, for the header: the web backend, and whether gold was hidden."""
     web = f"; web {summary.web}" if summary.web else ""
+    web += f" ({summary.web_note})" if summary.web_note else ""
+    web = (f"; collection {summary.collection}" if summary.collection else "") + web
     return web + ("; each question's gold paragraphs hidden from retrieval" if summary.hide_gold else "")
 
 

@@ -37,6 +37,8 @@ class EvalConfig(BaseModel):
     cache: bool = False
     web: str | None = None  # the web backend (tavily, offline, none); None: not recorded
     hide_gold: bool = False  # each question's gold paragraphs filtered out of retrieval
+    collection: str = "hotpotqa"  # the collection the systems search
+    web_note: str = ""  # why the web backend is what it is, when a key chose it (see Settings.web_backend_note)
 
     @property
     def program_name(self) -> str:

@@ -81,6 +81,8 @@ class RunSummary(BaseModel):
     model: str
     judge: str
     web: str | None = None  # the web backend, when the run recorded it
+    web_note: str = ""  # why, when a key in the environment chose it
+    collection: str = ""  # the collection searched, when the run recorded it
     hide_gold: bool = False  # each question's gold paragraphs were hidden from retrieval
     systems: list[SystemSummary]
 

@@ -22,8 +22,14 @@ EXPERIMENT = "gatedrag-optimize"
 def run_command(args: argparse.Namespace) -> int:
     from optimize.job.config import load_config
 
-    settings = settings_from_args(args, profile="profile", local_model="local_model", data_dir="data_dir")
-    config, train, val = _dataset(settings, load_config(args.preset, args.config, _overrides(args)))
+    from program.retrieval.bundled import CORPORA
+
+    loaded = load_config(args.preset, args.config, _overrides(args))
+    # a bundled domain's questions are asked of its own collection unless told otherwise
+    args.collection = args.collection or (loaded.dataset if loaded.dataset in CORPORA else None)
+    settings = settings_from_args(args, profile="profile", local_model="local_model", data_dir="data_dir",
+                                  collection="collection")
+    config, train, val = _dataset(settings, loaded)
     model = settings.local_model if settings.resolved_profile == "local" else settings.openai_model
     if args.dry_run:
         return _dry_run(config, len(val), len(train), model)
@@ -181,6 +187,8 @@ def add_parsers(sub, positive_int) -> None:
     run.add_argument("--profile", choices=["local", "openai"])
     run.add_argument("--local-model", choices=["qwen2.5-coder-0.5b", "qwen2.5-coder-1.5b"])
     run.add_argument("--data-dir", type=Path)
+    run.add_argument("--collection", help="the collection searched (default: the dataset's own for hotpotqa and "
+                     "aws_docs, else the configured one)")
     run.add_argument("--no-progress", dest="progress", action="store_false")
     run.set_defaults(run=run_command)
     export = sub.add_parser("export", help="write a run's compiled prompts as readable text")

@@ -136,3 +136,21 @@ def test_a_bad_file_is_one_line_exit_2_and_writes_nothing(capsys, tmp_path):
     err = one_line_error(capsys, ["eval", "--dataset", str(path), "--split", "valid", "--data-dir", str(data)])
     assert "unknown split 'valid'" in err and "its splits: dev" in err
     assert not data.exists()
+
+
+def test_a_bundled_datasets_eval_searches_its_own_collection_unless_told(capsys, monkeypatch, settings, gold_program):
+    seen = []
+
+    def fake_systems(settings, names, program_path):
+        seen.append(settings.collection)
+        return {"gated": gold_program}
+
+    monkeypatch.setattr(systems, "build_systems", fake_systems)
+    monkeypatch.setattr(splits, "load_examples", lambda settings, ref, split, limit: examples())
+    monkeypatch.setattr(program.lm.lm_profiles, "build_lm", lambda settings, cache: FakeHandle(scripted_lm()))
+    argv = ["eval", "--dataset", "aws_docs", "--split", "dev", "--systems", "gated", "--no-progress",
+            "--data-dir", str(settings.data_dir)]
+    assert main(argv) == 0 and main([*argv, "--collection", "mine"]) == 0
+    assert seen == ["aws_docs", "mine"]
+    run_id = capsys.readouterr().err.split("run ")[-1].split(":")[0]
+    assert json.loads((settings.data_dir / "runs" / run_id / "config.json").read_text())["collection"] == "mine"

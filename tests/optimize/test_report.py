@@ -63,3 +63,11 @@ def test_the_overall_table_leads_with_abstention_cost_and_web_use_and_rules_are_
 def test_a_report_without_gate_rules_says_so(tmp_path):
     make_report(tmp_path)
     assert "No gate rule was recorded" in (tmp_path / "report.md").read_text()
+
+
+def test_the_header_names_the_collection_and_a_web_a_key_chose(tmp_path):
+    note = "web: Tavily, because TAVILY_API_KEY is set (GATEDRAG_WEB_BACKEND=offline or none chooses otherwise)"
+    summary = summarize(HAND, "eval-dev-z", split="dev", dataset="aws_docs", program="uncompiled", profile="local",
+                        model="qwen", judge="lexical", web="tavily", web_note=note, collection="aws_docs")
+    write_report(HAND, summary, tmp_path)
+    assert f"; collection aws_docs; web tavily ({note})" in (tmp_path / "report.md").read_text()
