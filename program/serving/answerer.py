@@ -41,7 +41,7 @@ class AnswerRequest(Hints):
         return Hints(**self.model_dump(include=set(Hints.model_fields)))
 
 
-class UnknownCollection(LookupError):
+class UnknownCollection(ValueError):
     """A request named a collection the store does not hold."""
 
 

@@ -19,7 +19,8 @@ from fastapi import FastAPI, HTTPException
 from fastapi.responses import JSONResponse
 from starlette.middleware.body_limit import RequestBodyLimitMiddleware
 
-from program.serving.answerer import Answerer, AnswerRequest, AnswerResponse, Overloaded, load_program, start_lm
+from program.serving.answerer import (Answerer, AnswerRequest, AnswerResponse, Overloaded, UnknownCollection, load_program,
+                                      start_lm)
 from program.serving.corpus_api import corpus_router
 from program.settings import Settings
 
@@ -52,7 +53,8 @@ def create_app(answerer: Answerer, settings: Settings) -> FastAPI:
         return JSONResponse({"status": status, "detail": answerer.error or "loading the program and its models"}, 503)
 
     @app.post("/answer", summary="answer a question with citations", response_model=AnswerResponse,
-              responses={413: {"description": "body too large"}, 503: {"description": "not ready, or overloaded"}})
+              responses={404: {"description": "no such collection"}, 413: {"description": "body too large"},
+                         503: {"description": "not ready, or overloaded"}})
     def answer(request: AnswerRequest) -> AnswerResponse:
         if not answerer.ready:
             raise HTTPException(503, f"not ready: {answerer.error or 'loading the program and its models'}",
@@ -61,6 +63,8 @@ def create_app(answerer: Answerer, settings: Settings) -> FastAPI:
             return answerer.answer(request)
         except Overloaded as error:
             raise HTTPException(503, str(error), headers={"Retry-After": "10"}) from None
+        except UnknownCollection as error:
+            raise HTTPException(404, str(error)) from None
 
     return app
 
