@@ -21,9 +21,10 @@ import httpx
 from pydantic import BaseModel
 
 from program.retrieval.chunking import Document
+from program.retrieval.embeddings import load_embedder
 from program.retrieval.indexing import IndexStats, index_documents
+from program.retrieval.open_store import open_store
 from program.settings import Settings
-from program.retrieval.store import open_client
 
 MAX_REDIRECTS = 5
 TEXT_TYPES = ("text/html", "application/xhtml+xml", "text/markdown", "text/plain", "text/x-markdown")
@@ -46,14 +47,14 @@ class IngestReport(BaseModel):
 
 
 def ingest(source: str, settings: Settings, *, http: httpx.Client | None = None, resolve: Resolve | None = None,
-           client=None, embedder=None) -> IngestReport:
+           store=None, embedder=None) -> IngestReport:
     """Index a file path or an http(s) URL into `settings.collection`."""
     if "://" in source:
         document = fetch_document(source, settings, http=http, resolve=resolve)
     else:
         document = file_document(Path(source).expanduser(), settings.ingest_max_bytes)
-    client = client or open_client(settings)
-    stats = index_documents(client, settings.collection, [document], progress=False, embedder=embedder)
+    stats = index_documents(store or open_store(settings), settings.collection, [document], progress=False,
+                            embedder=embedder or load_embedder(settings))
     return IngestReport(source=source, doc_id=document.doc_id, title=document.title, collection=settings.collection,
                         stats=stats)
 

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import httpx
 import pytest
-from qdrant_client import QdrantClient
 
 from program.retrieval.embeddings import load_embedder
 from program.retrieval.ingest import IngestError, check_url, fetch_document, file_document, ingest
@@ -104,14 +103,14 @@ def test_files_markdown_keeps_its_headings_and_bad_files_are_refused(tmp_path):
             file_document(path, max_bytes=10 if path == guide else 10_000)
 
 
-def test_ingest_indexes_a_file_idempotently_and_it_is_found(tmp_path):
+def test_ingest_indexes_a_file_idempotently_and_it_is_found(tmp_path, edge_store):
     notes = tmp_path / "notes.txt"
     notes.write_text("The Quorvex calibration card lists torque values.\n\nSprockets need weekly oiling.\n")
-    client, embedder = QdrantClient(":memory:"), load_embedder(Settings())
+    embedder = load_embedder(Settings())
     config = Settings(_env_file=None, data_dir=tmp_path, collection="docs")
-    first = ingest(str(notes), config, client=client, embedder=embedder)
-    again = ingest(str(notes), config, client=client, embedder=embedder)
+    first = ingest(str(notes), config, store=edge_store, embedder=embedder)
+    again = ingest(str(notes), config, store=edge_store, embedder=embedder)
     assert (first.stats.chunks, first.stats.embedded) == (2, 2) and (again.stats.embedded, again.stats.skipped) == (0, 2)
     assert first.title == "notes" and first.collection == "docs"
-    hit = HybridSearch(client, "docs", embedder=embedder)("Quorvex torque", 1)[0]
+    hit = HybridSearch(edge_store, "docs", embedder=embedder)("Quorvex torque", 1)[0]
     assert hit.doc_id == first.doc_id and "torque" in hit.text
