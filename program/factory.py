@@ -8,40 +8,32 @@ from __future__ import annotations
 from pathlib import Path
 
 from program.loop import GatedRAG
+from program.retrieval.open_store import open_store
 from program.retrieval.retriever import HybridSearch
-from program.settings import Settings
-from program.retrieval.store import open_client
+from program.retrieval.store import Store
 from program.retrieval.web_search import WebSearch, build_web_search
-
-
-class IndexMissingError(RuntimeError):
-    pass
+from program.settings import Settings
 
 
 def build_program(settings: Settings, program_path: Path | None = None, overrides: dict | None = None,
                   program_class: type[GatedRAG] = GatedRAG) -> GatedRAG:
     """The loop over the settings' index and web backend; a compiled program's prompts, demos
-    and thresholds are loaded from `program_path`, then `overrides` (CLI flags) win."""
-    client = open_client(settings)
-    _require_collection(client, settings.collection, settings)
-    rag = program_class(HybridSearch.from_settings(settings, "index"), web=_web(settings, client))
+    and thresholds are loaded from `program_path`, then `overrides` (CLI flags) win.
+    A missing index raises `program.retrieval.store.CollectionMissingError`, naming how to build it."""
+    store = open_store(settings)
+    store.require(settings.collection)
+    rag = program_class(HybridSearch.from_settings(settings, "index"), web=_web(settings, store))
     if program_path:
         rag.load(program_path)
     rag.thresholds = rag.thresholds.model_copy(update=overrides or {})
     return rag
 
 
-def _web(settings: Settings, client) -> WebSearch | None:
+def _web(settings: Settings, store: Store) -> WebSearch | None:
     if settings.resolved_web_backend == "none":
         return None  # the web is switched off: the gate never picks search_web
     if settings.resolved_web_backend == "tavily":
         return build_web_search(settings)
-    if not client.collection_exists(settings.resolved_web_collection):
+    if not store.exists(settings.resolved_web_collection):
         return None  # no offline web corpus: the gate never picks search_web
     return build_web_search(settings, HybridSearch.from_settings(settings, "web"))
-
-
-def _require_collection(client, name: str, settings: Settings) -> None:
-    if not client.collection_exists(name):
-        where = settings.qdrant_url or settings.qdrant_path
-        raise IndexMissingError(f"no collection {name!r} in {where}; build it first with: python -m program index")

@@ -3,7 +3,7 @@
 The env names users already know are kept as they are: OPENAI_API_KEY, TAVILY_API_KEY,
 QDRANT_URL, MLFLOW_TRACKING_URI. Everything else is prefixed GATEDRAG_. Secrets are
 `SecretStr`, so they never print in logs, traces or MLflow params.
-This module does not start models or open stores; see `program.lm.lm_profiles` and `program.retrieval.store`.
+This module does not start models or open stores; see `program.lm.lm_profiles` and `program.retrieval.open_store`.
 """
 
 from __future__ import annotations
@@ -108,6 +108,12 @@ class Settings(BaseSettings):
 
     @property
     def qdrant_path(self) -> Path:
+        """The embedded store: one Qdrant Edge shard folder per collection."""
+        return self.data_dir / "qdrant-edge"
+
+    @property
+    def legacy_qdrant_path(self) -> Path:
+        """Where gatedrag's older qdrant-client local-mode store lived; no longer read."""
         return self.data_dir / "qdrant"
 
     @property

@@ -1,4 +1,5 @@
-"""Shared fixtures: DSPy settings reset around every test, a scripted fake LM, fake search and web."""
+"""Shared fixtures: DSPy settings reset around every test, a scripted fake LM, fake search and web,
+and an embedded store on a temporary folder."""
 
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ from dspy.utils import DummyLM
 
 import program  # noqa: F401  (sets the offline env vars before anything else imports litellm)
 from program.passage import Passage
+from program.retrieval.edge_store import EdgeStore
 from program.retrieval.web_search import WebResult, WebSearchError
 
 # the module, not the `dspy.settings` object that shadows its name
@@ -24,6 +26,14 @@ def reset_dspy_settings():
     yield
     dspy_settings.main_thread_config.clear()
     dspy_settings.main_thread_config.update(saved)
+
+
+@pytest.fixture
+def edge_store(tmp_path):
+    """An empty embedded store of its own, closed (lock released) after the test."""
+    store = EdgeStore(tmp_path / "qdrant-edge")
+    yield store
+    store.close()
 
 
 def scripted_lm(*outputs: dict) -> DummyLM:

@@ -88,12 +88,12 @@ def _run(config, settings, folder: Path, model: str, train, val, progress: bool)
 
 
 def _program(settings, build_program):
-    from program.factory import IndexMissingError
+    from program.retrieval.store import CollectionMissingError
     from program.retrieval.indexing import build_indexes
 
     try:
         return build_program(settings)
-    except IndexMissingError:
+    except CollectionMissingError:
         print("no index yet: building it (once)", file=sys.stderr)
         build_indexes(settings, progress=True)
         return build_program(settings)

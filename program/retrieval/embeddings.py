@@ -16,9 +16,8 @@ from pathlib import Path
 from typing import NamedTuple
 
 from fastembed import SparseTextEmbedding, TextEmbedding
-from qdrant_client import models
-
 from program.errors import ModelNotInstalledError
+from program.retrieval.store import SparseVector
 from program.settings import Settings
 
 ASSETS = Path(__file__).resolve().parent.parent / "assets"
@@ -35,7 +34,7 @@ VERSION = f"minilm-l6-int8+bm25-avg{BM25_AVG_LEN:g}"
 
 class Embedding(NamedTuple):
     dense: list[float]
-    sparse: models.SparseVector
+    sparse: SparseVector
 
 
 class Embedder:
@@ -59,8 +58,8 @@ class Embedder:
         return Embedding(dense.tolist(), _sparse(sparse))
 
 
-def _sparse(embedding) -> models.SparseVector:
-    return models.SparseVector(indices=embedding.indices.tolist(), values=embedding.values.tolist())
+def _sparse(embedding) -> SparseVector:
+    return SparseVector(indices=embedding.indices.tolist(), values=embedding.values.tolist())
 
 
 def load_embedder(settings: Settings) -> Embedder:

@@ -4,6 +4,7 @@ Each chunk is one point whose id is derived from (doc_id, chunk_index), so re-in
 instead of duplicating. A hash of what was embedded is kept in the payload: unchanged chunks are
 skipped, changed ones re-embedded, and chunks a document no longer has are deleted. Every chunk also
 keeps its document's hash (`doc_hash`), so `indexed_documents` tells an unchanged document at a glance.
+A run that changed anything ends with the store's `finish_bulk` (the embedded store builds HNSW there).
 `build_indexes` indexes the two HotpotQA corpora of `program.retrieval.corpora`, for `python -m program index`.
 This module does not parse data files or search; see `program.retrieval.corpora` and `program.retrieval.retriever`.
 """
@@ -15,14 +16,14 @@ import uuid
 from collections.abc import Collection, Iterable
 
 from pydantic import BaseModel
-from qdrant_client import QdrantClient, models
 from tqdm import tqdm
 
 from program.retrieval.chunking import Chunk, Document, chunk_document
 from program.retrieval.corpora import local_documents, web_documents
 from program.retrieval.embeddings import Embedder, load_embedder
+from program.retrieval.open_store import open_store
+from program.retrieval.store import Point, Store
 from program.settings import Settings
-from program.retrieval.store import DENSE, SPARSE, ensure_collection, open_client
 
 BATCH_SIZE = 64
 
@@ -63,62 +64,56 @@ def document_hash(document: Document, version: str) -> str:
     return hashlib.sha256(f"{version}\n{document.model_dump_json()}".encode()).hexdigest()
 
 
-def index_documents(client: QdrantClient, collection: str, documents: Iterable[Document], *,
-                    progress: bool = True, prune: bool = False, embedder: Embedder | None = None,
-                    drop: Collection[str] = ()) -> IndexStats:
+def index_documents(store: Store, collection: str, documents: Iterable[Document], *, embedder: Embedder,
+                    progress: bool = True, prune: bool = False, drop: Collection[str] = ()) -> IndexStats:
     """Bring `collection` up to date with `documents`, and delete the documents whose ids are in `drop`;
     with `prune`, drop every other document too."""
-    embedder = embedder or load_embedder(Settings())
     documents = list(documents)
-    ensure_collection(client, collection)
+    store.ensure(collection)
     doc_hashes = {d.doc_id: document_hash(d, embedder.version) for d in documents}
     chunks = {point_id(c.doc_id, c.chunk_index): c for d in documents for c in chunk_document(d)}
     # subtle: a located chunk (one with an origin) hashes its whole document too, so its offsets are
     # rewritten when text before it moves; corpus chunks keep the hashes their indexes were built with
     hashes = {pid: text_hash(c, embedder.version, doc_hashes[c.doc_id] if c.origin else "") for pid, c in chunks.items()}
-    existing = _existing_points(client, collection)
+    existing = {pid: (p["doc_id"], p["text_hash"]) for pid, p in store.payloads(collection, ["doc_id", "text_hash"])}
     doc_ids = {d.doc_id for d in documents} | set(drop)
     stale = [pid for pid, (doc_id, _) in existing.items() if pid not in chunks and (prune or doc_id in doc_ids)]
     if stale:
-        client.delete(collection, points_selector=models.PointIdsList(points=stale), wait=True)
+        store.delete(collection, stale)
     pending = [pid for pid in chunks if existing.get(pid, (None, None))[1] != hashes[pid]]
     # subtle: a batch is padded to its longest text, so batches of similar lengths embed faster
     pending.sort(key=lambda pid: len(chunks[pid].text))
     with tqdm(total=len(pending), desc=f"indexing {collection}", unit="chunk", disable=not progress) as bar:
         for start in range(0, len(pending), BATCH_SIZE):
             batch = pending[start:start + BATCH_SIZE]
-            _upsert(client, collection, embedder,
-                    [(pid, chunks[pid], {"text_hash": hashes[pid], "doc_hash": doc_hashes[chunks[pid].doc_id]})
-                     for pid in batch])
+            store.upsert(collection, _points(embedder, [(pid, chunks[pid], {
+                "text_hash": hashes[pid], "doc_hash": doc_hashes[chunks[pid].doc_id]}) for pid in batch]))
             bar.update(len(batch))
+    if stale or pending:
+        store.finish_bulk(collection)
     return IndexStats(documents=len(documents), chunks=len(chunks), embedded=len(pending),
                       skipped=len(chunks) - len(pending), deleted=len(stale))
 
 
 def build_indexes(settings: Settings, *, progress: bool = True) -> dict[str, IndexStats]:
     """The local corpus into `settings.collection`, the web corpus into `settings.resolved_web_collection`."""
-    client, embedder = open_client(settings), load_embedder(settings)
+    store, embedder = open_store(settings), load_embedder(settings)
     corpora = {settings.collection: local_documents(settings), settings.resolved_web_collection: web_documents(settings)}
     # prune: a paragraph dropped from a corpus (e.g. newly held out) must leave its index too
     return {
-        name: index_documents(client, name, documents, progress=progress, prune=True, embedder=embedder)
+        name: index_documents(store, name, documents, progress=progress, prune=True, embedder=embedder)
         for name, documents in corpora.items()
     }
 
 
-def indexed_documents(client: QdrantClient, collection: str) -> dict[str, IndexedDocument]:
-    """doc_id -> what the index holds of it: one payload-only scroll, no vectors, no text."""
+def indexed_documents(store: Store, collection: str) -> dict[str, IndexedDocument]:
+    """doc_id -> what the index holds of it: one payload-only scan, no vectors, no text."""
     found: dict[str, IndexedDocument] = {}
-    if not client.collection_exists(collection):
+    if not store.exists(collection):
         return found
-    offset = None
-    while True:
-        points, offset = client.scroll(collection, limit=1000, offset=offset, with_vectors=False,
-                                       with_payload=["doc_id", "doc_hash", "doc_chunks", "root", "origin"])
-        for point in points:
-            _count_chunk(found, point.payload)
-        if offset is None:
-            return found
+    for _, payload in store.payloads(collection, ["doc_id", "doc_hash", "doc_chunks", "root", "origin"]):
+        _count_chunk(found, payload)
+    return found
 
 
 def _count_chunk(found: dict[str, IndexedDocument], payload: dict) -> None:
@@ -129,21 +124,7 @@ def _count_chunk(found: dict[str, IndexedDocument], payload: dict) -> None:
     document.chunks += 1
 
 
-def _existing_points(client: QdrantClient, collection: str) -> dict[str, tuple[str, str]]:
-    """point id -> (doc_id, text_hash) for every point: one payload-only scroll, no vectors."""
-    found, offset = {}, None
-    while True:
-        points, offset = client.scroll(collection, limit=1000, offset=offset,
-                                       with_payload=["doc_id", "text_hash"], with_vectors=False)
-        found.update({str(p.id): (p.payload["doc_id"], p.payload["text_hash"]) for p in points})
-        if offset is None:
-            return found
-
-
-def _upsert(client: QdrantClient, collection: str, embedder: Embedder, batch: list[tuple[str, Chunk, dict]]) -> None:
+def _points(embedder: Embedder, batch: list[tuple[str, Chunk, dict]]) -> list[Point]:
     embeddings = embedder.documents([embedded_text(chunk) for _, chunk, _ in batch])
-    points = [
-        models.PointStruct(id=pid, vector={DENSE: e.dense, SPARSE: e.sparse}, payload={**chunk.model_dump(), **hashes})
-        for (pid, chunk, hashes), e in zip(batch, embeddings, strict=True)
-    ]
-    client.upsert(collection, points=points, wait=True)
+    return [Point(id=pid, dense=e.dense, sparse=e.sparse, payload={**chunk.model_dump(), **hashes})
+            for (pid, chunk, hashes), e in zip(batch, embeddings, strict=True)]

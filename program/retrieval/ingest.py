@@ -29,7 +29,8 @@ from program.retrieval.fetch import Resolve, check_url, fetch_page
 from program.retrieval.indexing import IndexedDocument, IndexStats, document_hash, index_documents, indexed_documents
 from program.retrieval.readers import DEFAULT_INCLUDE, read
 from program.retrieval.sources import SourceFile, check_path, source_files
-from program.retrieval.store import open_client
+from program.retrieval.open_store import open_store
+from program.retrieval.store import Store
 from program.settings import Settings
 
 Source = str | Path | Document
@@ -59,7 +60,7 @@ class _Read(BaseModel):
 
 def ingest(sources: Iterable[Source], settings: Settings, *, collection: str | None = None,
            include: Sequence[str] = (), exclude: Sequence[str] = (), prune: bool = False, progress: bool = False,
-           client=None, embedder: Embedder | None = None, http: httpx.Client | None = None,
+           store: Store | None = None, embedder: Embedder | None = None, http: httpx.Client | None = None,
            resolve: Resolve | None = None) -> IngestReport:
     """Index `sources` (file or folder paths, archives, http(s) URLs, or `Document`s) into `collection`
     (default `settings.collection`). `include`/`exclude` are globs on paths inside folders and archives
@@ -70,8 +71,8 @@ def ingest(sources: Iterable[Source], settings: Settings, *, collection: str | N
     if not planned:
         raise IngestError("nothing to ingest: name at least one file, folder, archive or URL")
     found = _read_all(planned, settings, include or DEFAULT_INCLUDE, exclude, progress, http, resolve)
-    client = client or open_client(settings)
-    indexed = indexed_documents(client, collection)
+    store = store or open_store(settings)
+    indexed = indexed_documents(store, collection)
     version = embedder.version if embedder else VERSION
     changed = [d for d in found.documents.values() if not _unchanged(indexed.get(d.doc_id), document_hash(d, version))]
     roots = {str(p) for p in planned if isinstance(p, Path)}
@@ -79,7 +80,7 @@ def ingest(sources: Iterable[Source], settings: Settings, *, collection: str | N
             and doc_id not in found.documents and held.origin not in found.failed]
     stats = IndexStats(documents=0, chunks=0, embedded=0, skipped=0, deleted=0)
     if changed or drop:  # subtle: nothing to do must not even load the embedding models
-        stats = index_documents(client, collection, changed, progress=progress, drop=drop,
+        stats = index_documents(store, collection, changed, progress=progress, drop=drop,
                                 embedder=embedder or load_embedder(settings))
     changed_ids = {d.doc_id for d in changed}
     unchanged = sum(indexed[d].chunks for d in found.documents if d not in changed_ids)

@@ -1,55 +1,105 @@
-"""The Qdrant store: which client to open, and the schema of a gatedrag collection.
+"""The store interface: the few vector-store operations gatedrag needs, and the types they exchange.
 
-Embedded local mode (a folder under the data dir) by default, server mode when QDRANT_URL is set.
-Tests pass their own `QdrantClient(":memory:")` to the functions that take a client.
-This module does not embed, chunk or search; see `program.retrieval.indexing` and `program.retrieval.retriever`.
+A collection holds points with a cosine dense vector (`DENSE`), a BM25 sparse vector (`SPARSE`,
+IDF applied by the engine at query time) and a JSON payload. Two implementations: the embedded
+`program.retrieval.edge_store.EdgeStore` (the default) and `program.retrieval.server_store.ServerStore`
+(a Qdrant server, when QDRANT_URL is set); `program.retrieval.open_store` picks one.
+This module holds no engine code: nothing here imports qdrant_client or qdrant_edge.
 """
 
 from __future__ import annotations
 
-import atexit
-import functools
-
-from qdrant_client import QdrantClient, models
-
-from program.settings import Settings
+import re
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any, Protocol
 
 DENSE = "dense"
 SPARSE = "bm25"
 DENSE_SIZE = 384  # all-MiniLM-L6-v2
+RRF_K = 2  # Qdrant's default RRF constant: a hit at rank r (from 1) scores 1 / (r + RRF_K - 1) per side
+_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,127}")
 
 
-def open_client(settings: Settings) -> QdrantClient:
-    """The process-wide client for these settings: server when a URL is set, else embedded."""
-    if settings.qdrant_url:
-        api_key = settings.qdrant_api_key.get_secret_value() if settings.qdrant_api_key else None
-        return _server_client(settings.qdrant_url, api_key)
-    return _embedded_client(str(settings.qdrant_path.resolve()))
+class StoreError(RuntimeError):
+    """The store cannot do what was asked; the message names the remedy."""
 
 
-@functools.cache
-def _embedded_client(path: str) -> QdrantClient:
-    # subtle: embedded mode takes a file lock on the folder, so a second client on the same
-    # path in this process would fail; every caller shares this one.
-    client = QdrantClient(path=path)
-    # closed before interpreter teardown, when its own __del__ can no longer release the lock
-    atexit.register(client.close)
-    return client
+class CollectionMissingError(StoreError):
+    pass
 
 
-@functools.cache
-def _server_client(url: str, api_key: str | None) -> QdrantClient:
-    return QdrantClient(url=url, api_key=api_key)
+class StoreInUseError(StoreError):
+    pass
 
 
-def ensure_collection(client: QdrantClient, name: str) -> None:
-    """Create the collection unless it exists: a cosine dense vector and a BM25 sparse vector."""
-    if client.collection_exists(name):
-        return
-    client.create_collection(
-        name,
-        vectors_config={DENSE: models.VectorParams(size=DENSE_SIZE, distance=models.Distance.COSINE)},
-        # BM25's IDF depends on the whole collection, so Qdrant computes it at query time;
-        # the stored sparse values are only the term-frequency part.
-        sparse_vectors_config={SPARSE: models.SparseVectorParams(modifier=models.Modifier.IDF)},
-    )
+@dataclass(frozen=True)
+class SparseVector:
+    indices: list[int]
+    values: list[float]
+
+
+@dataclass(frozen=True)
+class Point:
+    """What is written: one chunk's vectors and payload."""
+
+    id: str  # a UUID string
+    dense: list[float]
+    sparse: SparseVector
+    payload: dict[str, Any]
+
+
+@dataclass(frozen=True)
+class Hit:
+    """What is read back: a point's payload and (unit-length) dense vector, with its fused score
+    when a search ranked it (0.0 for a point fetched by id)."""
+
+    id: str
+    payload: dict[str, Any]
+    dense: list[float] = field(repr=False)
+    score: float = 0.0
+
+
+class Store(Protocol):
+    location: str  # the embedded store's folder, or the server's URL
+
+    def exists(self, collection: str) -> bool: ...
+
+    def require(self, collection: str) -> None:
+        """Raise CollectionMissingError, naming how to build it, unless the collection exists."""
+
+    def ensure(self, collection: str) -> None:
+        """Create the collection (the schema above) unless it exists."""
+
+    def upsert(self, collection: str, points: Sequence[Point]) -> None: ...
+
+    def delete(self, collection: str, ids: Sequence[str]) -> None: ...
+
+    def payloads(self, collection: str, fields: Sequence[str]) -> Iterator[tuple[str, dict[str, Any]]]:
+        """(id, the selected payload fields) for every point, without vectors."""
+
+    def hybrid(self, collection: str, dense: list[float], sparse: SparseVector, *, limit: int, candidates: int,
+               exclude_titles: Sequence[str] = ()) -> list[Hit]:
+        """The top `limit` by RRF of the dense and the sparse top `candidates`; a point whose payload
+        title is one of `exclude_titles` is dropped from both sides before they are cut."""
+
+    def fetch(self, collection: str, ids: Sequence[str]) -> list[Hit]:
+        """The points with these ids that exist, in no particular order."""
+
+    def count(self, collection: str) -> int: ...
+
+    def last_write(self, collection: str) -> datetime | None:
+        """When the collection last changed, where the engine can tell."""
+
+    def finish_bulk(self, collection: str) -> None:
+        """Build the search indexes after a bulk write (a no-op where the engine does it itself)."""
+
+    def close(self) -> None: ...
+
+
+def check_name(collection: str) -> str:
+    """A collection name is also a folder name: letters, digits, '_', '.', '-', not starting with '.'."""
+    if not _NAME.fullmatch(collection):
+        raise ValueError(f"bad collection name {collection!r}: use letters, digits, '_', '.' or '-' (at most 128)")
+    return collection

@@ -19,7 +19,7 @@ from program.retrieval.corpus_status import CorpusStatus, corpus_status
 from program.retrieval.embeddings import load_embedder
 from program.retrieval.ingest import IngestReport, check_collection, ingest
 from program.retrieval.retriever import HybridSearch
-from program.retrieval.store import open_client
+from program.retrieval.open_store import open_store
 from program.serving.ingest_access import IngestRequest, check_confined
 from program.settings import MAX_QUESTION_CHARS, Settings
 
@@ -48,14 +48,14 @@ def corpus_router(settings: Settings) -> APIRouter:
     def search(q: str = Query(min_length=1, max_length=MAX_QUESTION_CHARS), k: int = Query(5, ge=1, le=MAX_K),
                collection: str | None = None) -> list[Passage]:
         name = _existing(collection, settings)
-        hybrid = HybridSearch(functools.partial(open_client, settings), name,
+        hybrid = HybridSearch(functools.partial(open_store, settings), name,
                               embedder=functools.partial(load_embedder, settings))
         return hybrid(q, k)
 
     @router.get("/corpus", summary="a collection's documents, chunks and last change", response_model=CorpusStatus)
     def corpus(collection: str | None = None) -> CorpusStatus:
         name = _named(collection, settings)
-        return corpus_status(open_client(settings), settings.model_copy(update={"collection": name}))
+        return corpus_status(open_store(settings), name)
 
     return router
 
@@ -69,6 +69,6 @@ def _named(collection: str | None, settings: Settings) -> str:
 
 def _existing(collection: str | None, settings: Settings) -> str:
     name = _named(collection, settings)
-    if not open_client(settings).collection_exists(name):
+    if not open_store(settings).exists(name):
         raise HTTPException(404, f"no collection {name!r}: ingest or index something into it first")
     return name

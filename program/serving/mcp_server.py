@@ -27,7 +27,7 @@ from program.serving.ingest_access import IngestRequest, check_confined
 from program.passage import Passage
 from program.retrieval.retriever import HybridSearch
 from program.settings import Settings
-from program.retrieval.store import open_client
+from program.retrieval.open_store import open_store
 from signatures import QueryType
 
 INSTRUCTIONS = ("gatedrag answers questions from an indexed document collection with [n] citations, judging whether "
@@ -40,7 +40,7 @@ MAX_TOP_K = 20
 def create_mcp_server(answerer: Answerer, settings: Settings, *, resolve: Resolve | None = None) -> MCPServer:
     server = MCPServer("gatedrag", instructions=INSTRUCTIONS)
     search = HybridSearch.from_settings(settings, "index")
-    writing = threading.Lock()  # one ingest at a time: embedded Qdrant serialises nothing itself
+    writing = threading.Lock()  # one ingest at a time: the index diff of two at once could race
 
     @server.tool()
     @_reported
@@ -86,7 +86,7 @@ def create_mcp_server(answerer: Answerer, settings: Settings, *, resolve: Resolv
     @_reported
     def status() -> CorpusStatus:
         """The collection's documents, chunks, and when it was last indexed."""
-        return corpus_status(open_client(settings), settings)
+        return corpus_status(open_store(settings), settings.collection)
 
     return server
 

@@ -8,12 +8,12 @@ from dataclasses import dataclass
 
 import dspy
 import pytest
-from qdrant_client import QdrantClient
 
 from metrics import CompositeWeights, Scorecard, build_support_judge, score_example
 from optimize.eval.example_schema import make_example
 from optimize.eval.records import Record
 from program.retrieval.chunking import Document
+from program.retrieval.edge_store import EdgeStore
 from program.retrieval.embeddings import load_embedder
 from program.retrieval.indexing import index_documents
 from program.result import Citation, Resources, Result, Step, Timing, Tokens, Trace
@@ -104,17 +104,17 @@ class SearchingProgram(dspy.Module):
 
 
 @pytest.fixture(scope="session")
-def gold_program() -> SearchingProgram:
-    """A SearchingProgram over an in-memory index of GOLD's gold paragraphs and a few others, with the held-out
+def gold_program(tmp_path_factory) -> SearchingProgram:
+    """A SearchingProgram over an embedded index of GOLD's gold paragraphs and a few others, with the held-out
     ones on an offline web instead: each paragraph repeats its question, so it is that question's top hit."""
-    embedder, client = load_embedder(Settings()), QdrantClient(":memory:")
+    embedder, store = load_embedder(Settings()), EdgeStore(tmp_path_factory.mktemp("gold"))
     gold = {title: f"{title} answers this: {question}" for question, _, titles, _, _ in GOLD.values() for title in titles}
     others = {"Eiffel Tower": "The Eiffel Tower is a lattice tower in Paris.", "Photosynthesis": "Plants turn light into sugar."}
 
     def collection(name: str, pages: dict[str, str]) -> HybridSearch:
         documents = [Document(doc_id=t.replace(" ", "_"), title=t, text=x) for t, x in pages.items()]
-        index_documents(client, name, documents, progress=False, embedder=embedder)
-        return HybridSearch(client, name, "web" if name == "web" else "index", embedder=embedder)
+        index_documents(store, name, documents, progress=False, embedder=embedder)
+        return HybridSearch(store, name, "web" if name == "web" else "index", embedder=embedder)
 
     held_out = {GOLD[q][3] for q in GOLD if GOLD[q][3]}
     web = collection("web", {t: x for t, x in gold.items() if t in held_out} | others)

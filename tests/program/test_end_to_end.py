@@ -1,4 +1,4 @@
-"""The whole loop with the real local LM, a real (in-memory) index and the offline web backend.
+"""The whole loop with the real local LM, a real (embedded) index and the offline web backend.
 
 The collection lacks the paragraph about Ed Wood, which only the offline web corpus holds, as in
 the HotpotQA web-holdout split.
@@ -6,9 +6,10 @@ the HotpotQA web-holdout split.
 
 import dspy
 import pytest
-from qdrant_client import QdrantClient
 
 from program.retrieval.chunking import Document
+from program.retrieval.edge_store import EdgeStore
+from program.retrieval.embeddings import load_embedder
 from program.retrieval.indexing import index_documents
 from program.lm.lm_profiles import build_lm
 from program.loop import GatedRAG
@@ -28,15 +29,15 @@ WEB = [
 ]
 
 
-def _collection(client, name, pages):
-    index_documents(client, name, [Document(doc_id=t, title=t, text=x) for t, x in pages], progress=False)
-    return HybridSearch(client, name, source="web" if name == "web" else "index")
+def _collection(store, name, pages, embedder):
+    index_documents(store, name, [Document(doc_id=t, title=t, text=x) for t, x in pages], progress=False, embedder=embedder)
+    return HybridSearch(store, name, source="web" if name == "web" else "index", embedder=embedder)
 
 
 @pytest.mark.real_lm
 def test_the_loop_searches_the_web_for_what_the_collection_lacks_and_cites_it(tmp_path):
-    client = QdrantClient(":memory:")
-    rag = GatedRAG(_collection(client, "docs", LOCAL), web=OfflineWeb(_collection(client, "web", WEB)))
+    store, embedder = EdgeStore(tmp_path / "qdrant-edge"), load_embedder(Settings(data_dir=tmp_path))
+    rag = GatedRAG(_collection(store, "docs", LOCAL, embedder), web=OfflineWeb(_collection(store, "web", WEB, embedder)))
     with build_lm(Settings(profile="local", data_dir=tmp_path), cache=False) as handle:
         with dspy.context(lm=handle.lm, adapter=dspy.JSONAdapter(), track_usage=True):
             result = rag(question="Were Scott Derrickson and Ed Wood of the same nationality?").result

@@ -1,16 +1,16 @@
 """program/factory.py: the program gets the web backend the settings name, or none."""
 
 from program.factory import build_program
+from program.retrieval.open_store import open_store
 from program.settings import Settings
-from program.retrieval.store import ensure_collection, open_client
 from program.retrieval.web_search import OfflineWeb
 
 
 def test_web_none_builds_no_web_backend_even_with_an_offline_corpus(tmp_path):
     settings = Settings(_env_file=None, data_dir=tmp_path, web_backend="none")
-    client = open_client(settings)
+    store = open_store(settings)
     for name in (settings.collection, settings.resolved_web_collection):
-        ensure_collection(client, name)
+        store.ensure(name)
     assert settings.resolved_web_backend == "none"
     assert build_program(settings).web is None
     assert isinstance(build_program(settings.model_copy(update={"web_backend": "offline"})).web, OfflineWeb)
@@ -18,11 +18,11 @@ def test_web_none_builds_no_web_backend_even_with_an_offline_corpus(tmp_path):
 
 def test_a_collection_never_searches_another_domains_web_corpus(tmp_path):
     settings = Settings(_env_file=None, data_dir=tmp_path, collection="aws_docs", web_backend="offline")
-    client = open_client(settings)
+    store = open_store(settings)
     for name in ("aws_docs", "hotpotqa_web"):
-        ensure_collection(client, name)
+        store.ensure(name)
     assert build_program(settings).web is None  # hotpotqa's web corpus is not aws_docs'
-    ensure_collection(client, "aws_docs_web")
+    store.ensure("aws_docs_web")
     web = build_program(settings).web
     assert web.label == "offline (aws_docs_web)"
     named = build_program(settings.model_copy(update={"web_collection": "hotpotqa_web"})).web

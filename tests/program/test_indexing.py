@@ -1,13 +1,12 @@
 """program/retrieval/indexing.py: idempotent indexing with the real embedding models on a handful of docs."""
 
 import pytest
-from qdrant_client import QdrantClient
 
 from program.retrieval.chunking import Document
 from program.retrieval.embeddings import load_embedder
 from program.retrieval.indexing import build_indexes, index_documents, point_id
+from program.retrieval.open_store import open_store
 from program.settings import Settings
-from program.retrieval.store import open_client
 
 
 class CountingEmbedder:
@@ -38,54 +37,49 @@ def docs(**texts: str) -> list[Document]:
 CORPUS = docs(Alpha="Alpha is a lighthouse.", Beta="Beta is a bakery.\n\nIt sells bread.", Gamma="Gamma is a river.")
 
 
-def index(client, documents, embedder, **kwargs):
-    return index_documents(client, "c", documents, progress=False, embedder=embedder, **kwargs)
+def index(store, documents, embedder, **kwargs):
+    return index_documents(store, "c", documents, progress=False, embedder=embedder, **kwargs)
 
 
-def test_indexing_twice_neither_duplicates_nor_re_embeds(embedder):
-    client = QdrantClient(":memory:")
-    first = index(client, CORPUS, embedder)
+def test_indexing_twice_neither_duplicates_nor_re_embeds(edge_store, embedder):
+    first = index(edge_store, CORPUS, embedder)
     assert (first.documents, first.chunks, first.embedded, first.skipped) == (3, 4, 4, 0)
     embedder.texts.clear()
-    second = index(client, CORPUS, embedder)
+    second = index(edge_store, CORPUS, embedder)
     assert (second.embedded, second.skipped, second.deleted) == (0, 4, 0)
     assert embedder.texts == []
-    assert client.count("c").count == 4
+    assert edge_store.count("c") == 4
 
 
-def test_a_changed_document_is_the_only_one_re_embedded(embedder):
-    client = QdrantClient(":memory:")
-    index(client, CORPUS, embedder)
+def test_a_changed_document_is_the_only_one_re_embedded(edge_store, embedder):
+    index(edge_store, CORPUS, embedder)
     embedder.texts.clear()
     changed = docs(Alpha="Alpha is a lighthouse.", Beta="Beta is a bakery.\n\nIt sells cakes.", Gamma="Gamma is a river.")
-    stats = index(client, changed, embedder)
+    stats = index(edge_store, changed, embedder)
     assert stats.embedded == 1 and embedder.texts == ["Beta\nIt sells cakes."]
-    point = client.retrieve("c", [point_id("Beta", 1)])[0]
+    point = edge_store.fetch("c", [point_id("Beta", 1)])[0]
     assert point.payload["text"] == "It sells cakes."
-    assert client.count("c").count == 4
+    assert edge_store.count("c") == 4
 
 
-def test_a_shrunk_document_loses_its_stale_chunks(embedder):
-    client = QdrantClient(":memory:")
-    index(client, CORPUS, embedder)
-    stats = index(client, docs(Beta="Beta is a bakery."), embedder)
+def test_a_shrunk_document_loses_its_stale_chunks(edge_store, embedder):
+    index(edge_store, CORPUS, embedder)
+    stats = index(edge_store, docs(Beta="Beta is a bakery."), embedder)
     assert (stats.deleted, stats.embedded) == (1, 0)
-    assert client.retrieve("c", [point_id("Beta", 1)]) == []
-    assert client.count("c").count == 3  # documents not passed are kept without prune
+    assert edge_store.fetch("c", [point_id("Beta", 1)]) == []
+    assert edge_store.count("c") == 3  # documents not passed are kept without prune
 
 
-def test_prune_drops_documents_no_longer_in_the_corpus(embedder):
-    client = QdrantClient(":memory:")
-    index(client, CORPUS, embedder)
-    stats = index(client, docs(Gamma="Gamma is a river."), embedder, prune=True)
+def test_prune_drops_documents_no_longer_in_the_corpus(edge_store, embedder):
+    index(edge_store, CORPUS, embedder)
+    stats = index(edge_store, docs(Gamma="Gamma is a river."), embedder, prune=True)
     assert stats.deleted == 3
-    assert {p.payload["doc_id"] for p in client.scroll("c")[0]} == {"Gamma"}
+    assert {p["doc_id"] for _, p in edge_store.payloads("c", ["doc_id"])} == {"Gamma"}
 
 
-def test_payload_keeps_what_a_passage_needs(embedder):
-    client = QdrantClient(":memory:")
-    index(client, CORPUS, embedder)
-    payload = client.retrieve("c", [point_id("Alpha", 0)])[0].payload
+def test_payload_keeps_what_a_passage_needs(edge_store, embedder):
+    index(edge_store, CORPUS, embedder)
+    payload = edge_store.fetch("c", [point_id("Alpha", 0)])[0].payload
     assert payload["doc_id"] == "Alpha" and payload["title"] == "Alpha" and payload["chunk_index"] == 0
     assert payload["url"] == "https://example.org/Alpha" and payload["text"] == "Alpha is a lighthouse."
     assert len(payload["text_hash"]) == 64
@@ -102,5 +96,4 @@ def test_build_indexes_fills_both_collections_and_prunes(tmp_path, monkeypatch, 
     local.pop()  # Beta is now held out: the next build must take it out of the local index
     stats = build_indexes(settings, progress=False)
     assert (stats["local_c"].embedded, stats["local_c"].deleted) == (0, 1)
-    client = open_client(settings)
-    assert [p.payload["doc_id"] for p in client.scroll("local_c")[0]] == ["Alpha"]
+    assert [p["doc_id"] for _, p in open_store(settings).payloads("local_c", ["doc_id"])] == ["Alpha"]

@@ -16,6 +16,7 @@ from program.errors import IngestError
 from program.retrieval.embeddings import load_embedder
 from program.retrieval.ingest import ingest
 from program.retrieval.retriever import HybridSearch
+from program.retrieval.server_store import ServerStore
 from program.settings import Settings
 from tests.program.test_fetch import PAGE, html, online, resolve, serve
 from tests.program.test_indexing import CountingEmbedder
@@ -50,27 +51,33 @@ def tree(tmp_path):
     return root
 
 
+def memory_store() -> ServerStore:
+    """The server code path over qdrant-client's in-memory stand-in: fresh and lock-free per call."""
+    return ServerStore(QdrantClient(":memory:"), ":memory:")
+
+
 def run(sources, tmp_path, client, embedder, **kwargs):
     settings = Settings(_env_file=None, data_dir=tmp_path, collection="mine")
-    return ingest(sources, settings, client=client, embedder=embedder, **kwargs)
+    return ingest(sources, settings, store=client, embedder=embedder, **kwargs)
 
 
 def payloads(client, collection="mine") -> list[dict]:
-    return [p.payload for p in client.scroll(collection, limit=1000)[0]]
+    return [payload for _, payload in client.payloads(collection, ["doc_id", "origin", "title", "text", "heading_path",
+                                                                 "start", "end", "root", "url"])]
 
 
 def test_a_folder_is_walked_with_its_globs_and_hidden_files_skipped(tree, tmp_path, embedder):
-    client = QdrantClient(":memory:")
+    client = memory_store()
     report = run([tree], tmp_path, client, embedder, exclude=["*/draft.md"])
     origins = {p["origin"] for p in payloads(client)}
     assert origins == {str(tree / "guide.md"), str(tree / "notes/torque.txt"), str(tree / "api/widgets.py")}
     assert (report.documents, report.chunks, report.embedded, report.errors) == (3, 5, 5, [])
-    only_py = run([tree], tmp_path, QdrantClient(":memory:"), embedder, include=["api/*.py"])
+    only_py = run([tree], tmp_path, memory_store(), embedder, include=["api/*.py"])
     assert only_py.documents == 1
 
 
 def test_an_unchanged_tree_embeds_nothing_and_a_changed_file_alone_is_re_embedded(tree, tmp_path, embedder):
-    client = QdrantClient(":memory:")
+    client = memory_store()
     first = run([tree], tmp_path, client, embedder)
     embedder.texts.clear()
     again = run([tree], tmp_path, client, embedder)
@@ -84,7 +91,7 @@ def test_an_unchanged_tree_embeds_nothing_and_a_changed_file_alone_is_re_embedde
 
 
 def test_offsets_and_heading_paths_come_back_on_passages(tree, tmp_path, embedder):
-    client = QdrantClient(":memory:")
+    client = memory_store()
     run([tree], tmp_path, client, embedder)
     hit = HybridSearch(client, "mine", embedder=embedder.embedder)("bolt the widget frame install", 1)[0]
     source_text = (tree / "guide.md").read_text()
@@ -95,7 +102,7 @@ def test_offsets_and_heading_paths_come_back_on_passages(tree, tmp_path, embedde
 
 
 def test_prune_drops_only_the_gone_files_of_the_named_roots(tree, tmp_path, embedder):
-    client = QdrantClient(":memory:")
+    client = memory_store()
     other = tmp_path / "other.md"
     other.write_text("# Other\n\nA document from elsewhere.\n")
     run([tree, other], tmp_path, client, embedder)
@@ -113,7 +120,7 @@ def test_documents_with_the_same_title_both_survive(tmp_path, embedder):
         (tmp_path / folder / "readme.md").write_text(f"# Readme\n\nThe {folder} package readme.\n")
     records = [{"title": "Readme", "text": "First record."}, {"title": "Readme", "text": "Second record."}]
     (tmp_path / "a" / "records.jsonl").write_text("\n".join(json.dumps(r) for r in records))
-    client = QdrantClient(":memory:")
+    client = memory_store()
     report = run([tmp_path / "a", tmp_path / "b"], tmp_path, client, embedder)
     texts = sorted(p["text"] for p in payloads(client))
     assert report.documents == 4 and len({p["doc_id"] for p in payloads(client)}) == 4
@@ -122,7 +129,7 @@ def test_documents_with_the_same_title_both_survive(tmp_path, embedder):
 
 def test_a_malformed_record_fails_its_file_only_and_is_reported(tree, tmp_path, embedder):
     (tree / "facts.jsonl").write_text('{"title": "Gear", "text": "A gear meshes."}\n{"title": "Cog"}\n')
-    client = QdrantClient(":memory:")
+    client = memory_store()
     report = run([tree], tmp_path, client, embedder)
     assert report.errors == [f"{tree / 'facts.jsonl'}: record 2: text: Field required"]
     assert report.documents == 4 and "Gear" not in {p["title"] for p in payloads(client)}
@@ -152,7 +159,7 @@ def archive_bytes(kind: str) -> bytes:
 def test_an_archive_is_read_member_by_member_with_the_globs(tmp_path, embedder, name):
     archive = tmp_path / name
     archive.write_bytes(archive_bytes("zip" if name.endswith("zip") else "tar"))
-    client = QdrantClient(":memory:")
+    client = memory_store()
     report = run([archive], tmp_path, client, embedder, include=["*/doc_source/*.md"])
     (payload,) = payloads(client)
     assert report.documents == 1 and payload["origin"] == f"{archive}!/documents/guide/doc_source/intro.md"
@@ -161,8 +168,8 @@ def test_an_archive_is_read_member_by_member_with_the_globs(tmp_path, embedder, 
 
 def test_a_page_is_fetched_and_indexed_as_markdown(tmp_path, embedder):
     http = serve({"https://docs.example.com/guide": html()})
-    client = QdrantClient(":memory:")
-    report = ingest(["https://docs.example.com/guide"], online(tmp_path, collection="web"), client=client,
+    client = memory_store()
+    report = ingest(["https://docs.example.com/guide"], online(tmp_path, collection="web"), store=client,
                     embedder=embedder, http=http, resolve=resolve)
     titles = {p["title"] for p in payloads(client, "web")}
     text = " ".join(p["text"] for p in payloads(client, "web"))
@@ -174,7 +181,7 @@ def test_a_page_is_fetched_and_indexed_as_markdown(tmp_path, embedder):
 @pytest.mark.parametrize("sources, message", [
     (["missing-folder"], "no such file or folder"), (["http://127.0.0.1/"], "local"), ([], "nothing to ingest")])
 def test_bad_sources_are_refused_before_anything_changes(tree, tmp_path, embedder, sources, message):
-    client = QdrantClient(":memory:")
+    client = memory_store()
     with pytest.raises(IngestError, match=message):
         run([tree, *sources] if sources else [], tmp_path, client, embedder)
     assert not client.collection_exists("mine") and embedder.texts == []

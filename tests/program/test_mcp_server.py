@@ -9,13 +9,14 @@ import sys
 import anyio
 import pytest
 from mcp import Client, StdioServerParameters
-from qdrant_client import QdrantClient
 
 from program.retrieval.chunking import Document
+from program.retrieval.edge_store import EdgeStore
+from program.retrieval.embeddings import load_embedder
 from program.retrieval.indexing import index_documents
+from program.retrieval.open_store import open_store
 from program.serving.mcp_server import create_mcp_server
 from program.settings import PROJECT_ROOT, Settings
-from program.retrieval.store import open_client
 from tests.program.fake_engine import QUESTION, fake_answerer
 
 PAGES = {
@@ -26,16 +27,16 @@ PAGES = {
 TOOLS = {"answer", "search_corpus", "ingest", "corpus_status"}
 
 
-def build_index(client, settings: Settings) -> None:
+def build_index(store, settings: Settings) -> None:
     documents = [Document(doc_id=t.replace(" ", "_"), title=t, text=x, url=f"https://example.org/{t}") for t, x in PAGES.items()]
-    index_documents(client, settings.collection, documents, progress=False)
+    index_documents(store, settings.collection, documents, progress=False, embedder=load_embedder(settings))
 
 
 @pytest.fixture(scope="module")
 def config(tmp_path_factory) -> Settings:
     settings = Settings(_env_file=None, data_dir=tmp_path_factory.mktemp("mcp"), collection="pages", profile="local",
                         web_backend="offline")
-    build_index(open_client(settings), settings)
+    build_index(open_store(settings), settings)
     return settings
 
 
@@ -100,9 +101,9 @@ def test_files_outside_the_ingest_roots_are_refused(config, tmp_path):
 
 def test_the_real_server_over_stdio_lists_its_tools_and_searches_without_an_lm(tmp_path):
     settings = Settings(_env_file=None, data_dir=tmp_path, collection="pages")
-    client = QdrantClient(path=str(settings.qdrant_path))
-    build_index(client, settings)
-    client.close()  # embedded Qdrant locks its folder: the server process opens it next
+    store = EdgeStore(settings.qdrant_path)
+    build_index(store, settings)
+    store.close()  # the embedded store locks its folder: the server process opens it next
     env = {"GATEDRAG_DATA_DIR": str(tmp_path), "GATEDRAG_COLLECTION": "pages", "GATEDRAG_WEB_BACKEND": "offline",
            "GATEDRAG_PROFILE": "local", "HF_HUB_OFFLINE": "1"}
     params = StdioServerParameters(command=sys.executable, args=["-m", "program", "mcp"], env=env, cwd=str(PROJECT_ROOT))

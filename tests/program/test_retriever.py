@@ -3,9 +3,9 @@
 import copy
 
 import pytest
-from qdrant_client import QdrantClient
 
 from program.retrieval.chunking import Document
+from program.retrieval.edge_store import EdgeStore
 from program.retrieval.embeddings import load_embedder
 from program.retrieval.indexing import index_documents
 from program.retrieval.retriever import HybridSearch
@@ -18,15 +18,19 @@ PAGES = {
     "Quorvex Valves": "Quorvex Valves is a manufacturer of industrial pressure valves based in Toledo, Ohio.",
     "Mount Kilimanjaro": "Mount Kilimanjaro is a dormant volcano in Tanzania and the highest mountain in Africa.",
 }
+LIGHTHOUSE = ("The Skerry lighthouse was lit in 1844.\n\nIts keeper rowed out every Monday.\n\n"
+              "A diesel generator replaced the keepers in 1972.\n\nA museum now fills the keeper's cottage.")
 
 
 @pytest.fixture(scope="module")
-def search():
+def search(tmp_path_factory):
     embedder = load_embedder(Settings())
-    client = QdrantClient(":memory:")
+    store = EdgeStore(tmp_path_factory.mktemp("retriever"))
     documents = [Document(doc_id=t.replace(" ", "_"), title=t, text=x, url=f"https://example.org/{t}") for t, x in PAGES.items()]
-    index_documents(client, "pages", documents, progress=False, embedder=embedder)
-    return HybridSearch(client, "pages", "web", embedder=embedder)
+    documents.append(Document(doc_id="Lighthouse", title="Lighthouse", text=LIGHTHOUSE))
+    index_documents(store, "pages", documents, progress=False, embedder=embedder)
+    yield HybridSearch(store, "pages", "web", embedder=embedder)
+    store.close()
 
 
 def test_a_rare_keyword_finds_its_page(search):
@@ -52,7 +56,7 @@ def test_blank_query_returns_nothing(search):
     assert search("   ", 5) == []
 
 
-def test_deep_copy_shares_the_client_and_models(search):
+def test_deep_copy_shares_the_store_and_models(search):
     assert copy.deepcopy({"search": search})["search"] is search
 
 
@@ -61,13 +65,22 @@ def test_from_settings_picks_the_collection_by_source(tmp_path):
     assert HybridSearch.from_settings(settings, "index").collection == "local_c"
     web = HybridSearch.from_settings(settings, "web")
     assert (web.collection, web.source) == ("web_c", "web")
-    assert not (tmp_path / "qdrant").exists()  # nothing opened until the first search
+    assert not (tmp_path / "qdrant-edge").exists()  # nothing opened until the first search
 
 
-def test_excluding_hides_those_titles_from_a_copy_that_shares_the_client(search):
+def test_excluding_hides_those_titles_from_a_copy_that_shares_the_store(search):
     hidden = search.excluding(["Quorvex Valves", "Eiffel Tower"])
-    titles = {p.title for p in hidden("Quorvex valves in Toledo", 3)}
-    assert len(titles) == 3 and titles.isdisjoint({"Quorvex Valves", "Eiffel Tower"})
+    found = hidden("Quorvex valves in Toledo", 3)
+    assert len(found) == 3 and {p.title for p in found}.isdisjoint({"Quorvex Valves", "Eiffel Tower"})
     assert search("Quorvex", 3)[0].title == "Quorvex Valves"  # the original still finds it
-    assert hidden._client is search._client and copy.deepcopy(hidden) is hidden
+    assert hidden._store is search._store and copy.deepcopy(hidden) is hidden
     assert search.excluding([]) is search
+
+
+def test_neighbours_are_the_adjacent_chunks_in_document_order(search):
+    hit = search("diesel generator", 1)[0]
+    assert (hit.doc_id, hit.chunk_index, hit.doc_chunks) == ("Lighthouse", 2, 4)
+    near = search.neighbours(hit, 1)
+    assert [(p.chunk_index, p.doc_id, p.source) for p in near] == [(1, "Lighthouse", "web"), (3, "Lighthouse", "web")]
+    assert all(p.similarity is not None and p.vector for p in near)
+    assert search.neighbours(hit.model_copy(update={"doc_chunks": 1, "chunk_index": 0}), 1) == []

@@ -1,0 +1,104 @@
+"""The server store: the store interface over qdrant-client, for a Qdrant server (QDRANT_URL).
+
+The same schema and the same hybrid query as the embedded store. The server builds its own
+indexes in the background, so `finish_bulk` does nothing, and it keeps no write times, so
+`last_write` is None. Tests run this code against `QdrantClient(":memory:")`.
+This module does not choose a store; see `program.retrieval.open_store`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from datetime import datetime
+from typing import Any
+
+from qdrant_client import QdrantClient, models
+
+from program.retrieval.store import (DENSE, DENSE_SIZE, SPARSE, CollectionMissingError, Hit, Point,
+                                     SparseVector, check_name)
+
+SCROLL_PAGE = 1000
+
+
+class ServerStore:
+    def __init__(self, client: QdrantClient, location: str):
+        self.client, self.location = client, location
+
+    @classmethod
+    def connect(cls, url: str, api_key: str | None = None) -> ServerStore:
+        return cls(QdrantClient(url=url, api_key=api_key), url)
+
+    def exists(self, collection: str) -> bool:
+        return self.client.collection_exists(check_name(collection))
+
+    def require(self, collection: str) -> None:
+        if not self.exists(collection):
+            raise CollectionMissingError(f"no collection {collection!r} on {self.location}; build it with QDRANT_URL "
+                                         "set: python -m program index (or ingest your files)")
+
+    def ensure(self, collection: str) -> None:
+        if self.exists(collection):
+            return
+        self.client.create_collection(
+            collection,
+            vectors_config={DENSE: models.VectorParams(size=DENSE_SIZE, distance=models.Distance.COSINE)},
+            # BM25's IDF depends on the whole collection, so Qdrant computes it at query time
+            sparse_vectors_config={SPARSE: models.SparseVectorParams(modifier=models.Modifier.IDF)})
+
+    def upsert(self, collection: str, points: Sequence[Point]) -> None:
+        structs = [models.PointStruct(id=p.id, vector={DENSE: p.dense, SPARSE: _sparse(p.sparse)}, payload=p.payload)
+                   for p in points]
+        self.client.upsert(collection, points=structs, wait=True)
+
+    def delete(self, collection: str, ids: Sequence[str]) -> None:
+        self.client.delete(collection, points_selector=models.PointIdsList(points=list(ids)), wait=True)
+
+    def payloads(self, collection: str, fields: Sequence[str]) -> Iterator[tuple[str, dict[str, Any]]]:
+        offset = None
+        while True:
+            records, offset = self.client.scroll(collection, limit=SCROLL_PAGE, offset=offset,
+                                                 with_payload=list(fields), with_vectors=False)
+            yield from ((str(r.id), r.payload or {}) for r in records)
+            if offset is None:
+                return
+
+    def hybrid(self, collection: str, dense: list[float], sparse: SparseVector, *, limit: int, candidates: int,
+               exclude_titles: Sequence[str] = ()) -> list[Hit]:
+        # subtle: the filter sits in each prefetch, so each side's `candidates` counts only allowed points;
+        # plain RRF (not RrfQuery(k=...), which older servers lack) uses Qdrant's default k, RRF_K
+        hidden = _without_titles(exclude_titles)
+        response = self.client.query_points(
+            collection,
+            prefetch=[models.Prefetch(query=dense, using=DENSE, limit=candidates, filter=hidden),
+                      models.Prefetch(query=_sparse(sparse), using=SPARSE, limit=candidates, filter=hidden)],
+            query=models.FusionQuery(fusion=models.Fusion.RRF), limit=limit, with_payload=True, with_vectors=[DENSE])
+        return [_hit(p, p.score) for p in response.points]
+
+    def fetch(self, collection: str, ids: Sequence[str]) -> list[Hit]:
+        return [_hit(r) for r in self.client.retrieve(collection, ids=list(ids), with_payload=True, with_vectors=[DENSE])]
+
+    def count(self, collection: str) -> int:
+        return self.client.count(collection, exact=True).count
+
+    def last_write(self, collection: str) -> datetime | None:
+        return None
+
+    def finish_bulk(self, collection: str) -> None:
+        return None
+
+    def close(self) -> None:
+        self.client.close()
+
+
+def _sparse(vector: SparseVector) -> models.SparseVector:
+    return models.SparseVector(indices=vector.indices, values=vector.values)
+
+
+def _without_titles(titles: Sequence[str]) -> models.Filter | None:
+    if not titles:
+        return None
+    return models.Filter(must_not=[models.FieldCondition(key="title", match=models.MatchAny(any=list(titles)))])
+
+
+def _hit(record: models.Record | models.ScoredPoint, score: float = 0.0) -> Hit:
+    return Hit(id=str(record.id), payload=record.payload or {}, dense=record.vector[DENSE], score=score)
