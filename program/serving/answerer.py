@@ -165,14 +165,15 @@ class Answerer:
         once per collection, with that collection's own web (never another domain's)."""
         if not collection or collection == self.settings.collection:
             return engine.rag
-        from program.factory import IndexMissingError, build_program
+        from program.factory import build_program
+        from program.retrieval.store import CollectionMissingError
 
         with self._loading:
             if collection not in self._others:
                 settings = self.settings.model_copy(update={"collection": collection, "web_collection": None})
                 try:
                     rag = build_program(settings)
-                except IndexMissingError as error:
+                except CollectionMissingError as error:
                     raise UnknownCollection(str(error)) from None
                 self._others[collection] = rag.load_state(engine.rag.dump_state())
             return self._others[collection]

@@ -184,7 +184,7 @@ def test_bad_sources_are_refused_before_anything_changes(tree, tmp_path, embedde
     client = memory_store()
     with pytest.raises(IngestError, match=message):
         run([tree, *sources] if sources else [], tmp_path, client, embedder)
-    assert not client.collection_exists("mine") and embedder.texts == []
+    assert not client.exists("mine") and embedder.texts == []
     with pytest.raises(IngestError, match="bad collection name"):
         run([tree], tmp_path, client, embedder, collection="../etc")
 
