@@ -18,8 +18,8 @@ from program.retrieval.ingest import ingest
 from program.retrieval.retriever import HybridSearch
 from program.retrieval.server_store import ServerStore
 from program.settings import Settings
-from tests.program.test_fetch import PAGE, html, online, resolve, serve
-from tests.program.test_indexing import CountingEmbedder
+from tests.program.retrieval.test_fetch import PAGE, html, online, resolve, serve
+from tests.program.retrieval.test_indexing import CountingEmbedder
 
 FILES = {
     "guide.md": "# Widget guide\n\n" + "Widgets turn gears into sprockets. " * 10 + "\n\n## Install\n\n"
