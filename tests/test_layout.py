@@ -1,0 +1,89 @@
+"""The layout's promises: imports between the project's modules form no cycle, and no module
+imports a private (`_name`) helper of another package (subpackages count: `program.serving` may
+not take `program.retrieval`'s). Read from the source with `ast`, imports
+inside functions included, so a lazy import cannot hide a cycle."""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+PACKAGES = ("signatures", "program", "metrics", "optimize")
+
+
+def module_name(path: Path) -> str:
+    parts = path.relative_to(ROOT).with_suffix("").parts
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def project_modules() -> dict[str, Path]:
+    return {module_name(p): p for package in PACKAGES for p in (ROOT / package).rglob("*.py")}
+
+
+def imports(path: Path, modules: dict[str, Path]) -> list[tuple[str, str]]:
+    """(module imported, name taken from it) for every import of a project module in the file."""
+    found = []
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            for alias in node.names:
+                target = f"{node.module}.{alias.name}"
+                found.append((target, "") if target in modules else (node.module, alias.name))
+        elif isinstance(node, ast.Import):
+            found += [(alias.name, "") for alias in node.names]
+    return [(module, name) for module, name in found if module in modules]
+
+
+def package_of(module: str, modules: dict[str, Path]) -> str:
+    """The package a module belongs to: itself for a package's `__init__`, else its parent."""
+    return module if modules[module].name == "__init__.py" else module.rpartition(".")[0]
+
+
+def graph() -> dict[str, set[str]]:
+    modules = project_modules()
+    return {name: {m for m, _ in imports(path, modules) if m != name} for name, path in modules.items()}
+
+
+def find_cycle(edges: dict[str, set[str]]) -> list[str]:
+    """One import cycle as a path of modules, or [] when there is none (depth-first, three colours)."""
+    state: dict[str, int] = {}
+    stack: list[str] = []
+
+    def visit(node: str) -> list[str]:
+        state[node] = 1
+        stack.append(node)
+        for nxt in sorted(edges.get(node, ())):
+            if state.get(nxt) == 1:
+                return [*stack[stack.index(nxt):], nxt]
+            if nxt not in state and (cycle := visit(nxt)):
+                return cycle
+        state[node] = 2
+        stack.pop()
+        return []
+
+    for start in sorted(edges):
+        if start not in state and (cycle := visit(start)):
+            return cycle
+    return []
+
+
+def test_the_cycle_finder_finds_a_planted_cycle():
+    assert find_cycle({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == ["a", "b", "c", "a"]
+    assert find_cycle({"a": {"b"}, "b": set()}) == []
+
+
+def test_no_import_cycle_between_the_projects_modules():
+    assert find_cycle(graph()) == []
+
+
+@pytest.mark.parametrize("package", PACKAGES)
+def test_no_private_helper_is_imported_from_another_package(package):
+    modules = project_modules()
+    crossing = [f"{module_name(path)} imports {module}.{name}"
+                for path in (ROOT / package).rglob("*.py")
+                for module, name in imports(path, modules)
+                if name.startswith("_") and not name.startswith("__")
+                and package_of(module, modules) != package_of(module_name(path), modules)]
+    assert crossing == []
