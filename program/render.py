@@ -14,7 +14,7 @@ def render_result(result: Result) -> str:
     if result.citations:
         lines += ["", "Citations:"]
         for c in result.citations:
-            lines.append(f"  [{c.n}] {c.title} ({c.source}) {c.url}")
+            lines.append(f"  [{c.n}] {c.title} ({c.source}) {c.origin or c.url}")
             lines.append(textwrap.indent(textwrap.fill(c.quote, 96), "      "))
     lines += ["", "Trace:"] + [_render_step(i, s) for i, s in enumerate(result.trace.steps, 1)]
     r, t = result.trace.resources, result.timing
