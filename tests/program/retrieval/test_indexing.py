@@ -3,31 +3,9 @@
 import pytest
 
 from program.retrieval.chunking import Document
-from program.retrieval.embeddings import load_embedder
 from program.retrieval.indexing import build_indexes, index_documents, point_id
 from program.retrieval.open_store import open_store
 from program.settings import Settings
-
-
-class CountingEmbedder:
-    """The real embedder, counting the texts it embeds."""
-
-    def __init__(self, embedder):
-        self.embedder, self.version, self.texts = embedder, embedder.version, []
-
-    def documents(self, texts):
-        self.texts += texts
-        return self.embedder.documents(texts)
-
-
-@pytest.fixture(scope="module")
-def real_embedder():
-    return load_embedder(Settings())
-
-
-@pytest.fixture
-def embedder(real_embedder):
-    return CountingEmbedder(real_embedder)
 
 
 def docs(**texts: str) -> list[Document]:

@@ -13,13 +13,11 @@ from qdrant_client import QdrantClient
 
 from program.cli import main
 from program.errors import IngestError
-from program.retrieval.embeddings import load_embedder
 from program.retrieval.ingest import ingest
 from program.retrieval.retriever import HybridSearch
 from program.retrieval.server_store import ServerStore
 from program.settings import Settings
 from tests.program.retrieval.test_fetch import PAGE, html, online, resolve, serve
-from tests.program.retrieval.test_indexing import CountingEmbedder
 
 FILES = {
     "guide.md": "# Widget guide\n\n" + "Widgets turn gears into sprockets. " * 10 + "\n\n## Install\n\n"
@@ -30,16 +28,6 @@ FILES = {
     ".cache/hidden.md": "# Hidden\n\nNever indexed.\n",
     "image.png": "not text",
 }
-
-
-@pytest.fixture(scope="module")
-def real_embedder():
-    return load_embedder(Settings())
-
-
-@pytest.fixture
-def embedder(real_embedder):
-    return CountingEmbedder(real_embedder)
 
 
 @pytest.fixture

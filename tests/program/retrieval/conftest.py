@@ -1,0 +1,27 @@
+"""The real embedder for the indexing and ingest tests, wrapped to count what it embeds."""
+
+import pytest
+
+from program.retrieval.embeddings import load_embedder
+from program.settings import Settings
+
+
+class CountingEmbedder:
+    """The real embedder, counting the texts it embeds."""
+
+    def __init__(self, embedder):
+        self.embedder, self.version, self.texts = embedder, embedder.version, []
+
+    def documents(self, texts):
+        self.texts += texts
+        return self.embedder.documents(texts)
+
+
+@pytest.fixture(scope="module")
+def real_embedder():
+    return load_embedder(Settings())
+
+
+@pytest.fixture
+def embedder(real_embedder):
+    return CountingEmbedder(real_embedder)
