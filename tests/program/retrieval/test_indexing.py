@@ -1,7 +1,5 @@
 """program/retrieval/indexing.py: idempotent indexing with the real embedding models on a handful of docs."""
 
-import pytest
-
 from program.retrieval.chunking import Document
 from program.retrieval.indexing import build_indexes, index_documents, point_id
 from program.retrieval.open_store import open_store
