@@ -30,14 +30,16 @@ class WebResult(BaseModel):
     url: str
     content: str
     score: float = 0.0
+    origin: str = ""  # offline: the file or archive member the page was ingested from (it may have no URL)
 
     def to_passage(self) -> Passage:
-        # subtle: the id hashes the content as well as the url, because one page can give
+        # subtle: the id hashes the content as well as the page, because one page can give
         # several different snippets (per query, or per chunk offline), and the evidence
         # pool drops a passage whose chunk_id it has seen.
-        digest = hashlib.sha256(f"{self.url}\n{self.content}".encode()).hexdigest()[:16]
-        return Passage(chunk_id=f"web:{digest}", doc_id=self.url, title=self.title, text=self.content,
-                       url=self.url, score=self.score, source="web")
+        page = self.url or self.origin
+        digest = hashlib.sha256(f"{page}\n{self.content}".encode()).hexdigest()[:16]
+        return Passage(chunk_id=f"web:{digest}", doc_id=page, title=self.title, text=self.content,
+                       url=self.url, origin=self.origin, score=self.score, source="web")
 
 
 class WebSearch(Protocol):
@@ -115,7 +117,7 @@ class OfflineWeb:
             found = self._search(query, max_results or self._max_results)
         except Exception as error:  # the loop treats a failed web search as a warning, not a crash
             raise WebSearchError(f"offline web search failed: {type(error).__name__}: {error}") from error
-        return [WebResult(title=p.title, url=p.url, content=p.text, score=p.score) for p in found]
+        return [WebResult(title=p.title, url=p.url, content=p.text, score=p.score, origin=p.origin) for p in found]
 
     def __deepcopy__(self, memo) -> OfflineWeb:
         return self

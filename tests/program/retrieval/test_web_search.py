@@ -177,3 +177,11 @@ def test_build_web_search_picks_the_backend(tmp_path, fake_tavily):
     assert isinstance(web, OfflineWeb) and len(web.search("alpha")) == 2
     with pytest.raises(ValueError, match="offline"):
         build_web_search(offline, None)
+
+
+def test_an_offline_page_from_an_archive_keeps_where_it_came_from():
+    member = "/data/guides.tar.gz!/documents/guide/doc_source/page.md"
+    ingested = passage("Page", "Quotas are listed here.", source="web").model_copy(update={"url": "", "origin": member})
+    (result,) = OfflineWeb(FakeSearch([ingested])).search("quotas listed", max_results=1)
+    found = result.to_passage()
+    assert found.origin == found.doc_id == member  # so a gold page's path still matches it
