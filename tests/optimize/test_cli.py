@@ -71,16 +71,22 @@ def test_eval_then_compare_from_the_command_line(capsys, monkeypatch, settings, 
     assert "single_pass (2 shared questions" in out and (settings.data_dir / "runs" / other / "compare.md").exists()
 
 
-def test_eval_with_web_none_and_hidden_gold_runs_without_web_and_gold(capsys, monkeypatch, settings, gold_program):
+def fake_eval(monkeypatch, gold_program, read) -> list:
+    """Eval over the gold program with a scripted LM; returns what `read` saw of each run's settings."""
     seen = []
 
     def fake_systems(settings, names, program_path):
-        seen.append(settings.resolved_web_backend)
+        seen.append(read(settings))
         return {"gated": gold_program}
 
     monkeypatch.setattr(systems, "build_systems", fake_systems)
     monkeypatch.setattr(splits, "load_examples", lambda settings, ref, split, limit: examples())
     monkeypatch.setattr(program.lm.lm_profiles, "build_lm", lambda settings, cache: FakeHandle(scripted_lm()))
+    return seen
+
+
+def test_eval_with_web_none_and_hidden_gold_runs_without_web_and_gold(capsys, monkeypatch, settings, gold_program):
+    seen = fake_eval(monkeypatch, gold_program, lambda s: s.resolved_web_backend)
     argv = ["eval", "--split", "smoke", "--systems", "gated", "--web", "none", "--hide-gold", "--no-progress",
             "--data-dir", str(settings.data_dir)]
     assert main(argv) == 0
@@ -139,15 +145,7 @@ def test_a_bad_file_is_one_line_exit_2_and_writes_nothing(capsys, tmp_path):
 
 
 def test_a_bundled_datasets_eval_searches_its_own_collection_unless_told(capsys, monkeypatch, settings, gold_program):
-    seen = []
-
-    def fake_systems(settings, names, program_path):
-        seen.append(settings.collection)
-        return {"gated": gold_program}
-
-    monkeypatch.setattr(systems, "build_systems", fake_systems)
-    monkeypatch.setattr(splits, "load_examples", lambda settings, ref, split, limit: examples())
-    monkeypatch.setattr(program.lm.lm_profiles, "build_lm", lambda settings, cache: FakeHandle(scripted_lm()))
+    seen = fake_eval(monkeypatch, gold_program, lambda s: s.collection)
     argv = ["eval", "--dataset", "aws_docs", "--split", "dev", "--systems", "gated", "--no-progress",
             "--data-dir", str(settings.data_dir)]
     assert main(argv) == 0 and main([*argv, "--collection", "mine"]) == 0
