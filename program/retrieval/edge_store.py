@@ -24,12 +24,11 @@ from typing import Any
 import qdrant_edge as edge
 
 from program.retrieval.store import (DENSE, DENSE_SIZE, RRF_K, SPARSE, CollectionMissingError, Hit, Point,
-                                     SparseVector, StoreInUseError, check_name)
+                                     SparseVector, StoreInUseError, check_name, paged_payloads)
 
 CONFIG_FILE = "edge_config.json"  # written by EdgeShard.create: a folder without it holds no shard
 HNSW_MIN_POINTS = 150_000
 LOCK_FILE = ".lock"
-SCROLL_PAGE = 1000
 
 
 class EdgeStore:
@@ -66,13 +65,9 @@ class EdgeStore:
         self._shard(collection).update(edge.UpdateOperation.delete_points(list(ids)))
 
     def payloads(self, collection: str, fields: Sequence[str]) -> Iterator[tuple[str, dict[str, Any]]]:
-        shard, offset = self._shard(collection), None
-        while True:
-            records, offset = shard.scroll(edge.ScrollRequest(offset=offset, limit=SCROLL_PAGE,
-                                                              with_payload=list(fields), with_vector=False))
-            yield from ((str(r.id), r.payload or {}) for r in records)
-            if offset is None:
-                return
+        shard = self._shard(collection)
+        return paged_payloads(lambda offset, limit: shard.scroll(edge.ScrollRequest(
+            offset=offset, limit=limit, with_payload=list(fields), with_vector=False)))
 
     def hybrid(self, collection: str, dense: list[float], sparse: SparseVector, *, limit: int, candidates: int,
                exclude_titles: Sequence[str] = ()) -> list[Hit]:

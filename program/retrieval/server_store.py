@@ -15,9 +15,8 @@ from typing import Any
 from qdrant_client import QdrantClient, models
 
 from program.retrieval.store import (DENSE, DENSE_SIZE, SPARSE, CollectionMissingError, Hit, Point,
-                                     SparseVector, check_name)
+                                     SparseVector, check_name, paged_payloads)
 
-SCROLL_PAGE = 1000
 
 
 class ServerStore:
@@ -54,13 +53,8 @@ class ServerStore:
         self.client.delete(collection, points_selector=models.PointIdsList(points=list(ids)), wait=True)
 
     def payloads(self, collection: str, fields: Sequence[str]) -> Iterator[tuple[str, dict[str, Any]]]:
-        offset = None
-        while True:
-            records, offset = self.client.scroll(collection, limit=SCROLL_PAGE, offset=offset,
-                                                 with_payload=list(fields), with_vectors=False)
-            yield from ((str(r.id), r.payload or {}) for r in records)
-            if offset is None:
-                return
+        return paged_payloads(lambda offset, limit: self.client.scroll(
+            collection, limit=limit, offset=offset, with_payload=list(fields), with_vectors=False))
 
     def hybrid(self, collection: str, dense: list[float], sparse: SparseVector, *, limit: int, candidates: int,
                exclude_titles: Sequence[str] = ()) -> list[Hit]:

@@ -10,7 +10,7 @@ This module holds no engine code: nothing here imports qdrant_client or qdrant_e
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, Protocol
@@ -96,6 +96,20 @@ class Store(Protocol):
         """Build the search indexes after a bulk write (a no-op where the engine does it itself)."""
 
     def close(self) -> None: ...
+
+
+SCROLL_PAGE = 1000  # points per scroll request
+
+
+def paged_payloads(scroll: Callable[[Any, int], tuple[list, Any]]) -> Iterator[tuple[str, dict[str, Any]]]:
+    """(id, payload) of every point, from an engine's `scroll(offset, limit) -> (records, next offset)`,
+    page by page until the engine returns no next offset."""
+    offset = None
+    while True:
+        records, offset = scroll(offset, SCROLL_PAGE)
+        yield from ((str(r.id), r.payload or {}) for r in records)
+        if offset is None:
+            return
 
 
 def check_name(collection: str) -> str:

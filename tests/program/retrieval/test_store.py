@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 from qdrant_client import QdrantClient
 
-from program.retrieval import edge_store, server_store
+from program.retrieval import store as store_module
 from program.retrieval.edge_store import EdgeStore
 from program.retrieval.server_store import ServerStore
 from program.retrieval.store import DENSE_SIZE, CollectionMissingError, Point, SparseVector
@@ -104,8 +104,7 @@ def test_delete_removes_points_from_every_read(store):
 
 
 def test_payloads_scan_every_page_and_only_the_fields_asked_for(store, monkeypatch):
-    monkeypatch.setattr(edge_store, "SCROLL_PAGE", 2)
-    monkeypatch.setattr(server_store, "SCROLL_PAGE", 2)
+    monkeypatch.setattr(store_module, "SCROLL_PAGE", 2)
     found = dict(store.payloads("c", ["doc_id"]))
     assert found == {p.id: {"doc_id": p.payload["doc_id"]} for p in points()}
 
