@@ -24,6 +24,9 @@ from program.retrieval.store import Hit, Store
 from program.settings import Settings
 
 
+TIE_MARGIN = 8  # hits fetched past k, so that a tie at the cut is broken by us, not by the engine
+
+
 class HybridSearch:
     """Top-k passages by Reciprocal Rank Fusion of a dense and a BM25 search.
 
@@ -60,11 +63,16 @@ class HybridSearch:
             return []
         embedder = self._embedder() if callable(self._embedder) else self._embedder
         vectors = embedder.query(query)
-        hits = self._open().hybrid(self.collection, vectors.dense, vectors.sparse, limit=k,
+        # subtle: RRF scores tie often (1/(k+rank) sums), and the engine orders ties arbitrarily, so
+        # the same query could keep different passages run to run; fetch past the cut, then break
+        # ties by dense similarity and id, so one index gives one answer
+        hits = self._open().hybrid(self.collection, vectors.dense, vectors.sparse, limit=k + TIE_MARGIN,
                                    # each side must offer at least k candidates
-                                   candidates=max(self.candidates, k), exclude_titles=self._hidden)
+                                   candidates=max(self.candidates, k + TIE_MARGIN), exclude_titles=self._hidden)
         # the fused score is rank-based; the dense vectors give each hit its cosine too
-        return [self._passage(hit, vectors.dense) for hit in hits]
+        passages = [self._passage(hit, vectors.dense) for hit in hits]
+        passages.sort(key=lambda p: (-p.score, -(p.similarity or 0.0), p.chunk_id))
+        return passages[:k]
 
     def neighbours(self, passage: Passage, radius: int = 1) -> list[Passage]:
         """The chunks within `radius` of `passage` in its document, in document order (locality expansion)."""
