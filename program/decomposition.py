@@ -81,6 +81,14 @@ def rule_based_plan(question: str, max_queries: int = 3) -> Plan:
     return Plan(_finish(queries, question, max_queries), query_type, tuple(e.name for e in entities))
 
 
+def compared_names(question: str) -> tuple[str, ...]:
+    """The two names a comparison question compares ("Who is older, Annie Morton or Terry
+    Richardson?"); empty for any other question."""
+    entities = _entities(question)
+    pair = _compared_pair(question, entities)
+    return tuple(e.name for e in pair) if _query_type(question, pair) == "comparison" else ()
+
+
 def named_entities(text: str) -> list[str]:
     """Quoted titles, capitalised names, acronyms and technical tokens, in order of appearance, deduplicated."""
     return [e.name for e in _entities(text)]

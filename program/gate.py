@@ -79,11 +79,12 @@ def decide(s: Signals, p: Progress, b: Budget, t: Thresholds) -> Decision:
     if b.iterations > 0 and (expand := _expand(s, p, b, t)) is not None:
         return expand
     gap = s.missing_entities or s.uncovered
-    if gap and s.best < t.abstain_similarity and not (verdict and verdict.sufficient):
-        best = f"its best passage is only {s.best:.2f} similar" if s.best >= 0 else "no passage was found"
-        missing = "never mentions" if s.missing_entities else "does not cover"
-        return Decision("abstain", "gap_unresolved", f"the evidence {missing} {_names(gap)}, nothing left can close "
-                        f"the gap, and {best}", ended="abstained")
+    # subtle: page titles speak for the collection only; a web result's title ("Ed Wood - Wikipedia")
+    # is never a name's page, so once the web has had its say, a missing page is no reason to abstain
+    unsourced = s.unsourced(t) if not p.searched_web else ()
+    if ((gap and s.best < t.abstain_similarity) or unsourced) and not (verdict and verdict.sufficient):
+        return Decision("abstain", "gap_unresolved", f"{_lacks(s, gap, unsourced)}, and nothing left can close the gap",
+                        ended="abstained")
     if verdict is None and b.judge_calls > 0 and b.iterations > 0:
         return Decision("judge", "ambiguous", f"signals are inconclusive (cliff {s.cliff:.2f}, best {s.best:.2f}, "
                         f"entities {s.entity_coverage:.0%}, terms {s.term_coverage:.0%}): the LM judges and drafts")
@@ -99,6 +100,9 @@ def _expand(s: Signals, p: Progress, b: Budget, t: Thresholds) -> Decision | Non
     term_gap = s.term_coverage < t.term_coverage or _hop_missed(s, p)
     if not gap and term_gap and (hop := _second_hop(s, p, b)) is not None:
         return hop  # before diminishing returns: a doc hop that found nothing is what sends it to the web
+    if (unsourced := s.unsourced(t)) and b.web_searches > 0 and not p.searched_web:
+        return Decision("search_web", "no_page_to_web", f"no passage is the page of {_names(unsourced)}",
+                        queries=tuple(dict.fromkeys((*web_queries(s, p, limit=1), *unsourced)))[:2])
     if p.expansions and (p.last_found_nothing or s.gain < t.min_gain):
         return _judged_gap_to_web(s, p, b, t)  # diminishing returns: only the web is left to try
     if gap and s.strong_neighbours:
@@ -159,6 +163,13 @@ def _hop_missed(s: Signals, p: Progress) -> bool:
     ("formerly known" in some other conference's page does not say what this one was called)."""
     tried = any(b in p.tried_docs for b in s.bridges)
     return tried and s.unmet_bridges == s.bridges and not p.searched_web
+
+
+def _lacks(s: Signals, gap: tuple[str, ...], unsourced: tuple[str, ...]) -> str:
+    if unsourced:
+        return f"no passage is the page of {_names(unsourced)}"
+    best = f"its best passage is only {s.best:.2f} similar" if s.best >= 0 else "no passage was found"
+    return f"the evidence {'never mentions' if s.missing_entities else 'does not cover'} {_names(gap)} and {best}"
 
 
 def _finish(rule: str, reason: str, p: Progress, ended: Ending = "answered") -> Decision:

@@ -215,7 +215,9 @@ class GatedRAG(dspy.Module):
     def _measure(self, run: RunState):
         # subtle: coverage is of the plan's queries; a hop's own queries are means, and their
         # (low) similarity would read as a new gap and send every hop on to the web
-        planned = {q: run.ranked[q] for q in run.sub_queries if q in run.ranked}
+        # subtle: the first planned query is the question with the caller's constraints appended;
+        # its ranking is the question's own (without it the best hit reads as none found)
+        planned = {(run.question if i == 0 else q): run.ranked[q] for i, q in enumerate(run.sub_queries) if q in run.ranked}
         signals = measure(planned, run.question, run.key_concepts, run.pool.passages, run.thresholds,
                           strong_neighbours=len(run.strong_with_neighbours()), searched_web=run.searched_web,
                           before=run.signals_before())

@@ -15,17 +15,20 @@ Pure functions over numbers and text. This module decides nothing: `program.gate
 from __future__ import annotations
 
 import re
+import unicodedata
 from dataclasses import asdict, dataclass, replace
 
 import numpy as np
 from py_rust_stemmers import SnowballStemmer
 
-from program.decomposition import named_entities
+from program.decomposition import compared_names, named_entities
 from program.evidence import approx_tokens, split_sentences, terms
 from program.passage import Passage
 from program.thresholds import Thresholds
 
 _WORD = re.compile(r"[a-z0-9]+")
+_LATIN = re.compile(r"[A-Za-z]")
+_DISAMBIGUATION = re.compile(r"\s*\([^)]*\)\s*$")
 # subtle: the second passage after a cliff is often a two-hop question's bridge, so a cut keeps it
 MIN_KEPT = 2
 # question words that say how to ask, not what to find: no passage needs to use them
@@ -52,6 +55,9 @@ class Signals:
     bridges: tuple[str, ...] = ()  # names a bridge question goes through (see `bridge_entities`)
     unmet_bridges: tuple[str, ...] = ()  # of those, the ones no passage is about
     strong_neighbours: int = 0  # strong hits whose neighbouring chunks are not in the pool yet
+    pageless: tuple[str, ...] = ()  # the question's names that no passage is titled after (see `titled_after`)
+    named: int = 0  # how many names the question has
+    compared_pageless: tuple[str, ...] = ()  # of the two names a comparison compares, those with no page
 
     @property
     def coverage(self) -> float:
@@ -59,7 +65,17 @@ class Signals:
         return (min(max(self.min_coverage, 0.0), 1.0) + self.entity_coverage + self.term_coverage) / 3
 
     def covered(self, t: Thresholds) -> bool:
-        return not self.uncovered and self.entity_coverage >= t.entity_coverage and self.term_coverage >= t.term_coverage
+        return (not self.uncovered and not self.unsourced(t) and self.entity_coverage >= t.entity_coverage
+                and self.term_coverage >= t.term_coverage)
+
+    def unsourced(self, t: Thresholds) -> tuple[str, ...]:
+        """The question's names, when it names things, no passage is titled after any of them, and
+        the best hit is weak: the pages the answer would come from are not in the pool, whatever
+        else mentions the names. Empty otherwise."""
+        if self.compared_pageless:
+            return self.compared_pageless  # a comparison needs each side's own page
+        orphaned = self.named > 0 and len(self.pageless) == self.named
+        return self.pageless if orphaned and self.best < t.abstain_similarity else ()
 
     def as_trace(self) -> dict[str, float]:
         """The numeric signals, rounded, for a trace step."""
@@ -121,13 +137,36 @@ def bridge_entities(question: str, entities: list[str], pool: list[Passage], lim
     scored = [(len(terms(s) & wanted), s, p.title) for p in about for s in split_sentences(p.text)]
     hits, sentence, subject = max(scored, key=lambda x: x[0], default=(0, "", ""))
     known = [*entities, subject]
-    return tuple(e for e in named_entities(sentence) if hits and not any(mentions(e, k) or mentions(k, e)
-                                                                          for k in known))[:limit]
+    return tuple(e for e in named_entities(sentence) if hits and _can_bridge(e, sentence)
+                 and not any(mentions(e, k) or mentions(k, e) for k in known))[:limit]
+
+
+def _can_bridge(name: str, sentence: str) -> bool:
+    """A name a page could be titled after: not a capitalised first word ("However", "Founded"),
+    not a short acronym ("TV"), and in Latin letters (a Cyrillic original name has no page here)."""
+    first_word = " " not in name and sentence.lstrip().startswith(name)
+    return not first_word and not (name.isupper() and len(name) <= 3) and bool(_LATIN.search(name))
 
 
 def has_page(name: str, pool: list[Passage]) -> bool:
     """Some passage is about the name: its title names it, or the name holds the title."""
     return any(mentions(name, p.title) or mentions(p.title, name) for p in pool)
+
+
+def titled_after(name: str, title: str) -> bool:
+    """The title is the name's own page: the same words, case, accents and a trailing
+    disambiguation ("Hayden (musician)") aside. Stricter than `has_page`: a page that merely
+    holds the name ("David Beckham Academy") is about something else."""
+    return _folded(name) in (_folded(title), _folded(_DISAMBIGUATION.sub("", title)))
+
+
+def _has_own_page(name: str, pool: list[Passage]) -> bool:
+    return any(titled_after(name, p.title) for p in pool)
+
+
+def _folded(text: str) -> str:
+    ascii_text = unicodedata.normalize("NFKD", text).encode("ascii", "ignore").decode()
+    return " ".join(_WORD.findall(ascii_text.lower()))
 
 
 def redundancy(vectors: list[list[float]], cosine: float) -> float:
@@ -166,7 +205,9 @@ def measure(ranked: dict[str, list[float]], question: str, entities: list[str], 
         saturation=tokens / t.evidence_tokens, gain=1.0,
         uncovered=tuple(q for q, best in best_by_query.items() if best < t.coverage_similarity
                         and q != question and q not in searched_web and len(_WORD.findall(q)) > 1),
-        missing_entities=missing, strong_neighbours=strong_neighbours)
+        missing_entities=missing, strong_neighbours=strong_neighbours, named=len(entities),
+        pageless=tuple(e for e in entities if not _has_own_page(e, pool)),
+        compared_pageless=tuple(e for e in compared_names(question) if not _has_own_page(e, pool)))
     if before is None:
         return signals
     return replace(signals, gain=signals.coverage - before.coverage)

@@ -45,9 +45,10 @@ class Thresholds(BaseModel):
     # the judge, called only in the ambiguous band
     answer_confidence: float = Field(0.7, ge=0.0, le=1.0, description="judge confidence at or above which a "
                                      "sufficient verdict answers")
-    abstain_similarity: float = Field(0.6, ge=-1.0, le=1.0, description="with a gap no budget can close (an "
+    abstain_similarity: float = Field(0.65, ge=-1.0, le=1.0, description="with a gap no budget can close (an "
                                       "entity never mentioned, a sub-query not covered) and the question's best hit "
-                                      "under this, the loop abstains")
+                                      "under this, the loop abstains; a question none of whose names has its own "
+                                      "page, with its best hit under this, goes to the web or abstains")
     # budgets
     max_iterations: int = Field(3, ge=0, le=10, description="rounds after the first retrieval (judge, expansions)")
     max_judge_calls: int = Field(1, ge=0, le=5, description="LM judgements per question")

@@ -50,7 +50,7 @@ def space(trial: optuna.Trial, kind: str) -> dict:
     if kind == "full":
         knobs |= {"decompose_mode": trial.suggest_categorical("decompose_mode", ["none", "rule_based", "llm"]),
                   "top_k": trial.suggest_int("top_k", 2, 6), "score_floor": trial.suggest_float("score_floor", 0.1, 0.4, step=0.05),
-                  "abstain_similarity": trial.suggest_float("abstain_similarity", 0.3, 0.6, step=0.05),
+                  "abstain_similarity": trial.suggest_float("abstain_similarity", 0.3, 0.75, step=0.05),
                   "max_judge_calls": trial.suggest_int("max_judge_calls", 0, 2),
                   "max_doc_queries": trial.suggest_int("max_doc_queries", 0, 3),
                   "relevance_weight": trial.suggest_float("relevance_weight", 0.5, 1.0, step=0.1)}

@@ -4,7 +4,7 @@ import dataclasses
 
 import pytest
 
-from program.decomposition import Plan, named_entities, rule_based_plan
+from program.decomposition import Plan, compared_names, named_entities, rule_based_plan
 
 LOCAL_H = "Are Local H and For Against both from the United States?"
 SACHIN = "Where is the company that Sachin Warrier worked for as a software engineer headquartered? "
@@ -147,3 +147,9 @@ def test_a_question_that_is_all_one_name_plans_the_name_not_the_question_again()
 def test_plan_is_frozen():
     with pytest.raises(dataclasses.FrozenInstanceError):
         rule_based_plan(LOCAL_H).query_type = "factual"
+
+
+def test_compared_names_are_the_two_sides_of_a_comparison_and_nothing_else():
+    assert compared_names("Who is older, Annie Morton or Terry Richardson?") == ("Annie Morton", "Terry Richardson")
+    assert compared_names("Were Scott Derrickson and Ed Wood of the same nationality?") == ("Scott Derrickson", "Ed Wood")
+    assert compared_names("Where is the company that Sachin Warrier worked for headquartered?") == ()

@@ -192,3 +192,32 @@ def test_a_hop_that_found_no_page_on_the_bridge_goes_to_the_web_even_if_other_hi
     assert never_hopped.rule == "covered_with_cliff"  # no hop was made for it: no sign the page is missing
     searched = replace(hopped, expansions=2, searched_web=frozenset({"Q?"}))
     assert decide(after_hop, searched, FULL, T).rule == "covered_with_cliff"  # the web had its try
+
+
+def test_a_question_with_no_page_for_any_of_its_names_goes_to_the_web_first():
+    s = signals(best=0.4, named=1, pageless=("Ralph Hefferline",))
+    d = decide(s, Progress(question="q"), FULL, T)
+    assert (d.action, d.rule) == ("search_web", "no_page_to_web") and "Ralph Hefferline" in d.queries
+
+
+def test_with_no_web_a_question_with_no_page_for_its_names_abstains_with_no_lm_call():
+    d = decide(signals(best=0.4, named=1, pageless=("Ralph Hefferline",)), Progress(), NO_WEB, T)
+    assert (d.action, d.rule, d.ended) == ("abstain", "gap_unresolved", "abstained")
+    assert "page of 'Ralph Hefferline'" in d.reason
+
+
+def test_a_comparison_side_with_no_page_abstains_without_the_web_even_with_a_strong_best_hit():
+    s = signals(best=0.9, named=2, pageless=("Annie Morton",), compared_pageless=("Annie Morton",))
+    assert decide(s, Progress(), NO_WEB, T).action == "abstain"
+
+
+def test_after_the_web_a_missing_page_is_no_reason_to_abstain():
+    s = signals(best=0.4, named=1, pageless=("Ralph Hefferline",))
+    after = Progress(question="q", searched_web=frozenset({"q"}), expansions=1)
+    d = decide(s, after, replace(FULL, web_searches=0), T)
+    assert d.action != "abstain"
+
+
+def test_a_name_with_its_own_page_or_a_strong_best_hit_is_not_a_missing_page():
+    assert decide(signals(best=0.4, named=1, pageless=()), Progress(), FULL, T).rule == "covered_with_cliff"
+    assert decide(signals(best=0.9, named=1, pageless=("X",)), Progress(), FULL, T).rule == "covered_with_cliff"

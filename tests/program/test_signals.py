@@ -3,6 +3,7 @@
 import pytest
 
 from program.signals import (adaptive_cut, bridge_entities, has_page, is_plateau, measure, mentions, question_terms,
+                             titled_after,
                              redundancy, score_cliff, unused_terms)
 from program.thresholds import Thresholds
 from tests.conftest import passage
@@ -119,3 +120,39 @@ def test_measure_reports_the_term_gap_and_the_bridges_with_no_page():
     s = measure({SACHIN: [0.8]}, SACHIN, ["Sachin Warrier"], [WARRIER], T)
     assert s.missing_terms == ("company", "headquartered") and s.term_coverage == pytest.approx(0.6)
     assert s.unmet_bridges == ("Tata Consultancy Services", "Kochi") and not s.covered(T)
+
+
+@pytest.mark.parametrize("name, title, own", [
+    ("Hayden", "Hayden (musician)", True),
+    ("Sergio Perez", "Sergio Pérez", True),
+    ("david beckham", "David Beckham", True),
+    ("David Beckham", "David Beckham Academy", False),
+    ("Ed Wood", "Edward Wood", False),
+])
+def test_a_page_titled_after_a_name_is_its_own_page_disambiguation_and_accents_aside(name, title, own):
+    assert titled_after(name, title) is own
+
+
+def test_a_question_none_of_whose_names_has_a_page_is_unsourced_when_its_best_hit_is_weak():
+    q = "Ralph Hefferline was a psychology professor at a university that is located in what city?"
+    pool = [passage("Kimberly Young", "Ralph Hefferline taught her psychology.")]
+    weak = measure({q: [0.4]}, q, ["Ralph Hefferline"], pool, T)
+    assert weak.pageless == ("Ralph Hefferline",) and weak.unsourced(T) == ("Ralph Hefferline",)
+    assert not weak.covered(T)
+    assert measure({q: [0.9]}, q, ["Ralph Hefferline"], pool, T).unsourced(T) == ()
+    own = [*pool, passage("Ralph Hefferline", "Ralph Hefferline was a professor at Columbia University.")]
+    assert measure({q: [0.4]}, q, ["Ralph Hefferline"], own, T).unsourced(T) == ()
+
+
+def test_a_comparison_needs_each_sides_own_page_however_strong_its_best_hit():
+    q = "Who is older, Annie Morton or Terry Richardson?"
+    pool = [passage("Terry Richardson", "Terry Richardson (born 1965) is a photographer."),
+            passage("Annie Belle", "Annie Belle is an actress; Annie Morton modelled with her.")]
+    s = measure({q: [0.9]}, q, ["Annie Morton", "Terry Richardson"], pool, T)
+    assert s.compared_pageless == ("Annie Morton",) and s.unsourced(T) == ("Annie Morton",)
+
+
+def test_a_bridge_is_never_a_capitalised_first_word_a_short_acronym_or_a_foreign_script():
+    q = "What forum did the statesman who led the Soviet Union initiate?"
+    lead = passage("Soviet Union", "However, Mikhail Gorbachev (Михаил Горбачёв) led the Soviet Union on TV and initiated a forum.")
+    assert bridge_entities(q, ["Soviet Union"], [lead]) == ("Mikhail Gorbachev",)
