@@ -70,12 +70,13 @@ class Signals:
 
     def unsourced(self, t: Thresholds) -> tuple[str, ...]:
         """The question's names, when it names things, no passage is titled after any of them, and
-        the best hit is weak: the pages the answer would come from are not in the pool, whatever
+        the best hit is weak or no passage even mentions them: the pages the answer would come from are not in the pool, whatever
         else mentions the names. Empty otherwise."""
         if self.compared_pageless:
             return self.compared_pageless  # a comparison needs each side's own page
         orphaned = self.named > 0 and len(self.pageless) == self.named
-        return self.pageless if orphaned and self.best < t.abstain_similarity else ()
+        weak = self.best < t.abstain_similarity or self.entity_coverage == 0  # not even named anywhere
+        return self.pageless if orphaned and weak else ()
 
     def as_trace(self) -> dict[str, float]:
         """The numeric signals, rounded, for a trace step."""

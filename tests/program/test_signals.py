@@ -156,3 +156,10 @@ def test_a_bridge_is_never_a_capitalised_first_word_a_short_acronym_or_a_foreign
     q = "What forum did the statesman who led the Soviet Union initiate?"
     lead = passage("Soviet Union", "However, Mikhail Gorbachev (Михаил Горбачёв) led the Soviet Union on TV and initiated a forum.")
     assert bridge_entities(q, ["Soviet Union"], [lead]) == ("Mikhail Gorbachev",)
+
+
+def test_names_no_passage_even_mentions_are_unsourced_however_strong_the_best_hit():
+    q = "Kaiser Ventures corporation was founded by an industrialist known as what?"
+    pool = [passage("Kaiser Shipyards", "The Kaiser Shipyards built ships in Richmond.")]
+    s = measure({q: [0.9]}, q, ["Kaiser Ventures"], pool, T)
+    assert s.entity_coverage == 0 and s.unsourced(T) == ("Kaiser Ventures",)
