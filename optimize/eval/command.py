@@ -184,7 +184,8 @@ def add_parsers(sub, positive_int) -> None:
     ev.add_argument("--web", choices=["tavily", "offline", "none"], help=(
         "the web backend (default: tavily if TAVILY_API_KEY is set, else offline); none: the loop never searches the web"))
     ev.add_argument("--hide-gold", action="store_true", help=(
-        "hide each question's gold paragraphs from the index search and the offline web corpus (a search filter; "
+        "hide the documents each question's gold sources name (titles, or paths and URLs they came from) from the "
+        "index search and the offline web corpus (a search filter; "
         "the index is unchanged): checks that the program abstains when the evidence lacks the answer"))
     ev.add_argument("--profile", choices=["local", "openai"])
     ev.add_argument("--local-model", choices=["qwen2.5-coder-0.5b", "qwen2.5-coder-1.5b"])

@@ -24,6 +24,7 @@ import dspy
 from tqdm import tqdm
 
 from metrics import Scorecard
+from metrics.gold_sources import source_matches
 from optimize.eval.records import Record, RecordLog
 from program.result import Result, Timing
 
@@ -94,18 +95,25 @@ def _run(program, todo, system, score, threads, time_limit_s, hard_s, hide_gold)
             yield _gave_up(running.pop(qid), system, score)
 
 
-def without_gold(program: dspy.Module, titles: list[str]) -> dspy.Module:
-    """A copy of `program` whose index search, and offline web search if any, never return these titles.
-
-    The search filters by exact title: gold sources given as paths or URLs hide nothing.
+def without_gold(program: dspy.Module, sources: list[str]) -> dspy.Module:
+    """A copy of `program` whose index search, and offline web search if any, never return the
+    documents the gold sources name: by title, or by a path or URL that ends where a document
+    came from (AWS's `guide/doc_source/page.md`), each resolved to the titles to filter out.
 
     The deep copy is cheap: searches and web backends share themselves instead of copying.
     A Tavily backend has no search to filter and stays as it is."""
     hidden = copy.deepcopy(program)
-    hidden.search = hidden.search.excluding(titles)
+    hidden.search = hidden.search.excluding(_titles_named(hidden.search, sources))
     if hasattr(hidden.web, "excluding"):
-        hidden.web = hidden.web.excluding(titles)
+        hidden.web = hidden.web.excluding(_titles_named(hidden.web, sources))
     return hidden
+
+
+def _titles_named(search, sources: list[str]) -> list[str]:
+    """The sources themselves (titles hide as they are) and the titles of the documents they name."""
+    finder = getattr(search, "titles_where", None)
+    named = finder(lambda title, places: any(source_matches(g, title, places) for g in sources)) if finder else []
+    return list(dict.fromkeys([*sources, *named]))
 
 
 def _overdue(running: dict[str, _Job], hard_s: float | None) -> list[str]:

@@ -58,6 +58,17 @@ class HybridSearch:
         hidden._hidden = tuple(titles)
         return hidden
 
+    def titles_where(self, names: Callable[[str, list[str]], bool]) -> list[str]:
+        """The titles of the collection's documents for which `names(title, [origin, url])` holds:
+        how the eval finds the documents a gold path or URL names, to hide them by title."""
+        return [title for title, places in self._documents if names(title, list(places))]
+
+    @functools.cached_property
+    def _documents(self) -> list[tuple[str, tuple[str, str]]]:
+        """Each distinct (title, (origin, url)), from one scan per search object: the eval asks once per question."""
+        payloads = self._open().payloads(self.collection, ["title", "origin", "url"])
+        return list(dict.fromkeys((p.get("title", ""), (p.get("origin", ""), p.get("url", ""))) for _, p in payloads))
+
     def __call__(self, query: str, k: int) -> list[Passage]:
         if not query.strip():
             return []

@@ -127,6 +127,11 @@ class OfflineWeb:
         narrowed = getattr(self._search, "excluding", None)
         return OfflineWeb(narrowed(titles), self._max_results, self.label) if narrowed else self
 
+    def titles_where(self, names) -> list[str]:
+        """The corpus's titles for which `names(title, [origin, url])` holds (see `HybridSearch.titles_where`)."""
+        finder = getattr(self._search, "titles_where", None)
+        return finder(names) if finder else []
+
 
 def build_web_search(settings: Settings, offline_search: Search | None = None) -> WebSearch:
     """The backend `settings.resolved_web_backend` names; offline needs the web-corpus search."""

@@ -7,7 +7,13 @@ from optimize.eval import runner
 from optimize.eval.records import RecordLog
 from optimize.eval.runner import run_examples
 from tests.conftest import scripted_lm
-from tests.optimize.conftest import GOLD, FakeProgram, examples, result, score
+from program.retrieval.chunking import Document
+from program.retrieval.edge_store import EdgeStore
+from program.retrieval.embeddings import load_embedder
+from program.retrieval.indexing import index_documents
+from program.retrieval.retriever import HybridSearch
+from program.settings import Settings
+from tests.optimize.conftest import GOLD, FakeProgram, SearchingProgram, examples, result, score
 
 
 @pytest.fixture
@@ -132,3 +138,17 @@ def test_without_gold_filters_the_index_and_the_offline_web_of_a_copy(gold_progr
     assert {p.title for p in copy.search(question, 5)}.isdisjoint({"Santa Monica", "Shirley Temple"})
     assert "Santa Monica" not in {r.title for r in copy.web.search(question, 5)}
     assert "Santa Monica" in {r.title for r in gold_program.web.search(question, 5)}
+
+
+def test_without_gold_hides_documents_named_by_a_path_as_well_as_by_title(tmp_path):
+    embedder, store = load_embedder(Settings()), EdgeStore(tmp_path)
+    pages = {"forecast/doc_source/limits.md": "Service quotas: a dataset holds at most 1 billion rows.",
+             "forecast/doc_source/what-is.md": "Amazon Forecast predicts time series; quotas limit datasets."}
+    documents = [Document(doc_id=path, title="Quotas" if "limits" in path else "What is Forecast",
+                          text=text, origin=f"guides.tar.gz!/documents/{path}") for path, text in pages.items()]
+    index_documents(store, "aws", documents, progress=False, embedder=embedder)
+    search = HybridSearch(store, "aws", embedder=embedder)
+    program = SearchingProgram(search, None)
+    hidden = runner.without_gold(program, ["forecast/doc_source/limits.md"])
+    assert "Quotas" in {p.title for p in search("dataset rows quota", 5)}
+    assert {p.title for p in hidden.search("dataset rows quota", 5)} == {"What is Forecast"}
