@@ -74,14 +74,15 @@ def decide(s: Signals, p: Progress, b: Budget, t: Thresholds) -> Decision:
         return _finish("judge_unreadable", "the judge's output could not be read; answering from the evidence", p)
     if verdict is not None and verdict.sufficient and verdict.confidence >= t.answer_confidence:
         return _finish("judge_sufficient", f"the judge finds the evidence sufficient (confidence {verdict.confidence:.2f})", p)
-    if verdict is None and s.covered(t) and not _hop_missed(s, p) and s.cliff >= t.cliff_to_answer and not s.plateau:
+    if (verdict is None and s.covered(t) and not missing_pages(s, t) and not _hop_missed(s, p)
+            and s.cliff >= t.cliff_to_answer and not s.plateau):
         return _finish("covered_with_cliff", f"every sub-query, entity and question term covered, score cliff {s.cliff:.2f}", p)
     if b.iterations > 0 and (expand := _expand(s, p, b, t)) is not None:
         return expand
     gap = s.missing_entities or s.uncovered
     # subtle: page titles speak for the collection only; a web result's title ("Ed Wood - Wikipedia")
     # is never a name's page, so once the web has had its say, a missing page is no reason to abstain
-    unsourced = s.unsourced(t) if not p.searched_web else ()
+    unsourced = missing_pages(s, t) if not p.searched_web else ()
     if ((gap and s.best < t.abstain_similarity) or unsourced) and not (verdict and verdict.sufficient):
         return Decision("abstain", "gap_unresolved", f"{_lacks(s, gap, unsourced)}, and nothing left can close the gap",
                         ended="abstained")
@@ -100,7 +101,7 @@ def _expand(s: Signals, p: Progress, b: Budget, t: Thresholds) -> Decision | Non
     term_gap = s.term_coverage < t.term_coverage or _hop_missed(s, p)
     if not gap and term_gap and (hop := _second_hop(s, p, b)) is not None:
         return hop  # before diminishing returns: a doc hop that found nothing is what sends it to the web
-    if (unsourced := s.unsourced(t)) and b.web_searches > 0 and not p.searched_web:
+    if (unsourced := missing_pages(s, t)) and b.web_searches > 0 and not p.searched_web:
         return Decision("search_web", "no_page_to_web", f"no passage is the page of {_names(unsourced)}",
                         queries=tuple(dict.fromkeys((*web_queries(s, p, limit=1), *unsourced)))[:2])
     if p.expansions and (p.last_found_nothing or s.gain < t.min_gain):
@@ -135,6 +136,18 @@ def _judged_gap_open(s: Signals, p: Progress, t: Thresholds) -> bool:
     """The judge found the current evidence insufficient, and the pool has room for more: when it
     is saturated, the judge's gaps are for it to read in the evidence, not more retrieval."""
     return p.verdict is not None and not p.verdict.sufficient and s.saturation < t.saturation
+
+
+def missing_pages(s: Signals, t: Thresholds) -> tuple[str, ...]:
+    """The names whose pages the answer would come from, when the collection's pool has none of
+    them: a comparison side with no page of its own (each side needs its own), or every name of
+    the question pageless while the best hit is weak or no passage even mentions them. Other
+    pages may mention the names; they are not where the answer is. Empty otherwise."""
+    if s.compared_pageless:
+        return s.compared_pageless
+    orphaned = s.named > 0 and len(s.pageless) == s.named
+    weak = s.best < t.abstain_similarity or s.entity_coverage == 0
+    return s.pageless if orphaned and weak else ()
 
 
 def _second_hop(s: Signals, p: Progress, b: Budget) -> Decision | None:

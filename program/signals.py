@@ -65,18 +65,7 @@ class Signals:
         return (min(max(self.min_coverage, 0.0), 1.0) + self.entity_coverage + self.term_coverage) / 3
 
     def covered(self, t: Thresholds) -> bool:
-        return (not self.uncovered and not self.unsourced(t) and self.entity_coverage >= t.entity_coverage
-                and self.term_coverage >= t.term_coverage)
-
-    def unsourced(self, t: Thresholds) -> tuple[str, ...]:
-        """The question's names, when it names things, no passage is titled after any of them, and
-        the best hit is weak or no passage even mentions them: the pages the answer would come from are not in the pool, whatever
-        else mentions the names. Empty otherwise."""
-        if self.compared_pageless:
-            return self.compared_pageless  # a comparison needs each side's own page
-        orphaned = self.named > 0 and len(self.pageless) == self.named
-        weak = self.best < t.abstain_similarity or self.entity_coverage == 0  # not even named anywhere
-        return self.pageless if orphaned and weak else ()
+        return not self.uncovered and self.entity_coverage >= t.entity_coverage and self.term_coverage >= t.term_coverage
 
     def as_trace(self) -> dict[str, float]:
         """The numeric signals, rounded, for a trace step."""

@@ -4,10 +4,11 @@ from dataclasses import replace
 
 import pytest
 
-from program.gate import Budget, Progress, Verdict, budget_left, decide, spend, web_queries
+from program.gate import Budget, Progress, Verdict, budget_left, decide, missing_pages, spend, web_queries
 from program.result import Resources
-from program.signals import Signals
+from program.signals import Signals, measure
 from program.thresholds import Thresholds
+from tests.conftest import passage
 
 T = Thresholds(answer_confidence=0.7, cliff_to_answer=0.15, abstain_similarity=0.45)
 FULL = Budget(iterations=3, judge_calls=1, doc_queries=2, web_searches=1)
@@ -221,3 +222,28 @@ def test_after_the_web_a_missing_page_is_no_reason_to_abstain():
 def test_a_name_with_its_own_page_or_a_strong_best_hit_is_not_a_missing_page():
     assert decide(signals(best=0.4, named=1, pageless=()), Progress(), FULL, T).rule == "covered_with_cliff"
     assert decide(signals(best=0.9, named=1, pageless=("X",)), Progress(), FULL, T).rule == "covered_with_cliff"
+
+
+def test_a_question_none_of_whose_names_has_a_page_misses_its_pages_when_its_best_hit_is_weak():
+    q = "Ralph Hefferline was a psychology professor at a university that is located in what city?"
+    pool = [passage("Kimberly Young", "Ralph Hefferline taught her psychology.")]
+    weak = measure({q: [0.4]}, q, ["Ralph Hefferline"], pool, T)
+    assert weak.pageless == ("Ralph Hefferline",) and missing_pages(weak, T) == ("Ralph Hefferline",)
+    assert missing_pages(measure({q: [0.9]}, q, ["Ralph Hefferline"], pool, T), T) == ()
+    own = [*pool, passage("Ralph Hefferline", "Ralph Hefferline was a professor at Columbia University.")]
+    assert missing_pages(measure({q: [0.4]}, q, ["Ralph Hefferline"], own, T), T) == ()
+
+
+def test_a_comparison_needs_each_sides_own_page_however_strong_its_best_hit():
+    q = "Who is older, Annie Morton or Terry Richardson?"
+    pool = [passage("Terry Richardson", "Terry Richardson (born 1965) is a photographer."),
+            passage("Annie Belle", "Annie Belle is an actress; Annie Morton modelled with her.")]
+    s = measure({q: [0.9]}, q, ["Annie Morton", "Terry Richardson"], pool, T)
+    assert s.compared_pageless == ("Annie Morton",) and missing_pages(s, T) == ("Annie Morton",)
+
+
+def test_names_no_passage_even_mentions_miss_their_pages_however_strong_the_best_hit():
+    q = "Kaiser Ventures corporation was founded by an industrialist known as what?"
+    pool = [passage("Kaiser Shipyards", "The Kaiser Shipyards built ships in Richmond.")]
+    s = measure({q: [0.9]}, q, ["Kaiser Ventures"], pool, T)
+    assert s.entity_coverage == 0 and missing_pages(s, T) == ("Kaiser Ventures",)
