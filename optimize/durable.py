@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import os
 import sys
-import tempfile
+import uuid
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Iterator, TypeVar
@@ -26,10 +26,9 @@ Model = TypeVar("Model", bound=BaseModel)
 def replacing(path: Path) -> Iterator[Path]:
     """A temp path beside `path` for a writer that wants a path (a saver, a copy, a plot); on a clean
     exit the file there replaces `path`, and on an exception `path` is left as it was."""
-    # subtle: the temp keeps the suffix, since DSPy's save and matplotlib pick the format by it
-    fd, name = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=f".tmp{path.suffix}")
-    os.close(fd)
-    tmp = Path(name)
+    # subtle: a random name, not mkstemp, so the writer creates the file with the usual permissions
+    # (mkstemp's are 0600); the temp keeps the suffix, since DSPy's save and matplotlib pick the format by it
+    tmp = path.with_name(f".{path.name}.{uuid.uuid4().hex[:12]}.tmp{path.suffix}")
     try:
         yield tmp
         _fsync_file(tmp)

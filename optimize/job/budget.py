@@ -39,7 +39,9 @@ class Spent(BaseModel):
 
 class SpendingGuard(BaseCallback):
     """`ledger`: a JSON file the counts are kept in after every call, so a resumed job (even
-    after a kill) goes on from what the killed one spent instead of starting its caps at zero."""
+    after a kill) goes on from what the killed one spent instead of starting its caps at zero.
+    Only a ledger that cannot be parsed (cut by a crash of a version that wrote in place)
+    starts from zero, with a warning naming it."""
 
     def __init__(self, caps: Caps, model: str, ledger: Path | None = None):
         self.caps, self.model, self.ledger = caps, model, ledger
