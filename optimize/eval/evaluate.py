@@ -2,7 +2,8 @@
 
 The caller brings ready programs, a scorer and a configured DSPy LM (see `optimize.cli`), so
 this recipe runs the same under a fake program in tests. Finished examples are in
-results.jsonl the moment they finish; an interrupted run resumes from there.
+results.jsonl the moment they finish; an interrupted run resumes from there, says on stderr
+what it recovered, and keeps that in summary.json (`recovered`).
 """
 
 from __future__ import annotations
@@ -11,7 +12,8 @@ from pathlib import Path
 
 import dspy
 
-from optimize.eval.records import Record, RecordLog
+from optimize.durable import write_atomic
+from optimize.eval.records import Record, RecordLog, announce_recovery
 from optimize.eval.report import write_report
 from optimize.eval.run_config import EvalConfig
 from optimize.eval.runner import Score, run_examples
@@ -26,8 +28,9 @@ def run_eval(config: EvalConfig, settings: Settings, folder: Path, programs: dic
              examples: list[dspy.Example], score: Score, threads: int = 1, params: dict | None = None,
              progress: bool = True) -> RunSummary:
     folder.mkdir(parents=True, exist_ok=True)
-    (folder / "config.json").write_text(config.model_dump_json(indent=2), encoding="utf-8")
+    write_atomic(folder / "config.json", config.model_dump_json(indent=2))
     log = RecordLog(folder / RESULTS)
+    recovery = announce_recovery(log)
     with tracked_run(settings, folder, config.model_dump() | (params or {})) as tracking:
         records: list[Record] = []
         for name, program in programs.items():
@@ -36,7 +39,7 @@ def run_eval(config: EvalConfig, settings: Settings, folder: Path, programs: dic
         summary = summarize(records, config.run_id, split=config.split, dataset=config.dataset,
                             program=config.program, profile=config.profile, model=config.model, judge=config.judge,
                             web=config.web, web_note=config.web_note, hide_gold=config.hide_gold,
-                            collection=config.collection)
+                            collection=config.collection, recovered=recovery)
         written = write_report(records, summary, folder)
         tracking.log_summary(summary)
         tracking.log_files([*written, log.path], folder)

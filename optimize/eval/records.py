@@ -1,13 +1,18 @@
 """One example's outcome for one system (`Record`), and the JSONL file that holds them (`RecordLog`).
 
 Each record is appended and flushed the moment its example finishes, so an interrupted run
-loses nothing; reading the log back tells a re-run what is already done. Records hold the
-scorecard and the full result (answer, citations, trace), never the raw LM history.
+loses nothing; reading the log back tells a re-run what is already done. The log is read as
+bytes, line by line: a kill mid-append leaves a torn last line (possibly cut inside a UTF-8
+character), which is dropped on reading and cut off before the next append, so no finished
+record is lost or written twice; `Recovery` says what a read kept and dropped. Records hold
+the scorecard and the full result (answer, citations, trace), never the raw LM history.
 This module does not run programs or aggregate scores.
 """
 
 from __future__ import annotations
 
+import os
+import sys
 import threading
 from pathlib import Path
 from typing import Literal
@@ -44,6 +49,20 @@ class Record(BaseModel):
         return self.hotpot_type or (self.result.trace.query_type if self.result else "") or "unknown"
 
 
+class Recovery(BaseModel):
+    """What reading a log found: the finished records kept, the whole lines that did not parse
+    (left by older versions, which appended after a torn line), and the bytes of a torn tail."""
+
+    kept: int = 0
+    skipped_lines: int = 0
+    torn_tail_bytes: int = 0
+
+    def __str__(self) -> str:
+        torn = f", dropped a torn last line ({self.torn_tail_bytes} bytes)" if self.torn_tail_bytes else ""
+        skipped = f", skipped {self.skipped_lines} unreadable line(s)" if self.skipped_lines else ""
+        return f"kept {self.kept} finished record(s){skipped}{torn}"
+
+
 class RecordLog:
     """results.jsonl: one `Record` per line; first record of a (system, qid) wins."""
 
@@ -52,27 +71,49 @@ class RecordLog:
         self._lock = threading.Lock()
 
     def read(self) -> list[Record]:
-        if not self.path.exists():
-            return []
-        records, seen = [], set()
-        for line in self.path.read_text(encoding="utf-8").splitlines():
+        return self.scan()[0]
+
+    def scan(self) -> tuple[list[Record], Recovery]:
+        """The finished records, and what was kept and dropped to get them. Reads only."""
+        data = self.path.read_bytes() if self.path.exists() else b""
+        # subtle: only a line ending in a newline is finished; what follows the last one is a torn append
+        lines, tail = data.split(b"\n")[:-1], data.rpartition(b"\n")[2]
+        records, seen, skipped = [], set(), 0
+        for line in filter(None, lines):
             try:
                 record = Record.model_validate_json(line)
-            except ValidationError:
-                continue  # subtle: a line cut short by a kill; its example simply runs again
+            except ValidationError:  # bad JSON or bad UTF-8 alike
+                skipped += 1
+                continue
             if (record.system, record.qid) not in seen:
                 seen.add((record.system, record.qid))
                 records.append(record)
-        return records
+        return records, Recovery(kept=len(records), skipped_lines=skipped, torn_tail_bytes=len(tail))
 
     def append(self, record: Record) -> None:
-        with self._lock, self.path.open("a", encoding="utf-8") as out:
-            if out.tell() and not self._ends_with_newline():
-                out.write("\n")  # after a cut-short line, start a fresh one
-            out.write(record.model_dump_json() + "\n")
-            out.flush()
+        with self._lock:
+            _drop_torn_tail(self.path)
+            with self.path.open("ab") as out:
+                out.write(record.model_dump_json().encode("utf-8") + b"\n")
+                out.flush()
 
-    def _ends_with_newline(self) -> bool:
-        with self.path.open("rb") as f:
-            f.seek(-1, 2)
-            return f.read(1) == b"\n"
+
+def _drop_torn_tail(path: Path) -> None:
+    """Cut `path` after its last newline, so the next append starts a clean line."""
+    if not path.exists() or path.stat().st_size == 0:
+        return
+    with path.open("rb+") as handle:
+        handle.seek(-1, os.SEEK_END)
+        if handle.read(1) == b"\n":  # the usual case: one byte read per append
+            return
+        handle.seek(0)
+        handle.truncate(handle.read().rfind(b"\n") + 1)
+
+
+def announce_recovery(log: RecordLog) -> Recovery | None:
+    """What a resumed run found in its log, also said in one line on stderr; None for a fresh log."""
+    recovery = log.scan()[1]
+    if recovery == Recovery():
+        return None
+    print(f"resuming from {log.path}: {recovery}", file=sys.stderr)
+    return recovery

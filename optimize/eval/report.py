@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from optimize.durable import write_atomic
 from optimize.eval import plots
 from optimize.eval.document import Block, Code, Figure, Heading, Table, Text, to_html, to_markdown
 from optimize.eval.records import Record
@@ -29,12 +30,12 @@ def write_report(records: list[Record], summary: RunSummary, folder: Path) -> li
     (folder / FIGURES).mkdir(parents=True, exist_ok=True)
     written = []
     for figure in (b for b in blocks if isinstance(b, Figure)):
-        (folder / FIGURES / figure.name).write_bytes(figure.png)
+        write_atomic(folder / FIGURES / figure.name, figure.png)
         written.append(folder / FIGURES / figure.name)
     files = {"report.md": to_markdown(blocks, FIGURES), "report.html": to_html(blocks, f"gatedrag eval {summary.run_id}"),
              "summary.json": summary.model_dump_json(indent=2)}
     for name, text in files.items():
-        (folder / name).write_text(text, encoding="utf-8")
+        write_atomic(folder / name, text)
         written.append(folder / name)
     return written
 

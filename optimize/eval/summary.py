@@ -18,7 +18,7 @@ from typing import get_args
 from pydantic import BaseModel, computed_field
 
 from metrics import Scorecard
-from optimize.eval.records import Record
+from optimize.eval.records import Record, Recovery
 from optimize.eval.stats import Estimate, mean_ci, percentile
 
 NUMERIC = (int, float, bool)
@@ -84,10 +84,11 @@ class RunSummary(BaseModel):
     web_note: str = ""  # why, when a key in the environment chose it
     collection: str = ""  # the collection searched, when the run recorded it
     hide_gold: bool = False  # each question's gold paragraphs were hidden from retrieval
+    recovered: Recovery | None = None  # what a resumed run found in its results log; None when it started fresh
     systems: list[SystemSummary]
 
 
-def summarize(records: list[Record], run_id: str, **about: str | bool | None) -> RunSummary:
+def summarize(records: list[Record], run_id: str, **about: str | bool | Recovery | None) -> RunSummary:
     systems = list(dict.fromkeys(r.system for r in records))
     return RunSummary(run_id=run_id, systems=[summarize_system([r for r in records if r.system == s]) for s in systems],
                       **about)

@@ -18,6 +18,7 @@ from mlflow import MlflowClient
 from mlflow.entities import Metric, Param, RunStatus
 from mlflow.exceptions import MlflowException
 
+from optimize.durable import write_atomic
 from optimize.eval.summary import RunSummary
 from program.settings import Settings
 
@@ -97,7 +98,7 @@ def _create(client: MlflowClient, settings: Settings, folder: Path, name: str) -
         location = None if settings.mlflow_tracking_uri else (settings.data_dir / "mlartifacts").resolve().as_uri()
         experiment_id = client.create_experiment(name, artifact_location=location)
     run_id = client.create_run(experiment_id, run_name=folder.name).info.run_id
-    (folder / RUN_ID_FILE).write_text(run_id)
+    write_atomic(folder / RUN_ID_FILE, run_id)
     return run_id
 
 

@@ -9,8 +9,6 @@ This module does not run LM calls.
 
 from __future__ import annotations
 
-import json
-import os
 import threading
 from pathlib import Path
 
@@ -18,6 +16,7 @@ from dspy.utils.callback import BaseCallback
 from pydantic import BaseModel
 
 from metrics.cost import dollars
+from optimize.durable import read_state, write_atomic
 from optimize.job.config import Caps, OptimizeConfig
 
 # measured with bench/smoke_loop.py on the local 0.5B: LM calls and tokens per gated question
@@ -30,16 +29,24 @@ class BudgetExceeded(RuntimeError):
     pass
 
 
+class Spent(BaseModel):
+    """The ledger's counts, as spent.json holds them."""
+
+    calls: int = 0
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+
+
 class SpendingGuard(BaseCallback):
     """`ledger`: a JSON file the counts are kept in after every call, so a resumed job (even
-    after a kill) goes on from what the killed one spent instead of starting its caps at zero."""
+    after a kill) goes on from what the killed one spent instead of starting its caps at zero.
+    Only a ledger that cannot be parsed (cut by a crash of a version that wrote in place)
+    starts from zero, with a warning naming it."""
 
     def __init__(self, caps: Caps, model: str, ledger: Path | None = None):
         self.caps, self.model, self.ledger = caps, model, ledger
-        spent = json.loads(ledger.read_text()) if ledger is not None and ledger.is_file() else {}
-        self.calls = spent.get("calls", 0)
-        self.prompt_tokens = spent.get("prompt_tokens", 0)
-        self.completion_tokens = spent.get("completion_tokens", 0)
+        spent = (read_state(ledger, Spent) if ledger is not None else None) or Spent()
+        self.calls, self.prompt_tokens, self.completion_tokens = spent.calls, spent.prompt_tokens, spent.completion_tokens
         self._lock = threading.Lock()
 
         self._started: dict[str, object] = {}
@@ -63,10 +70,8 @@ class SpendingGuard(BaseCallback):
     def _save(self) -> None:
         if self.ledger is None:
             return
-        tmp = self.ledger.with_suffix(".tmp")
-        tmp.write_text(json.dumps({"calls": self.calls, "prompt_tokens": self.prompt_tokens,
-                                   "completion_tokens": self.completion_tokens}))
-        os.replace(tmp, self.ledger)
+        spent = Spent(calls=self.calls, prompt_tokens=self.prompt_tokens, completion_tokens=self.completion_tokens)
+        write_atomic(self.ledger, spent.model_dump_json())
 
     @property
     def dollars(self) -> float | None:

@@ -57,6 +57,7 @@ def _dataset(settings, config):
 def _run(config, settings, folder: Path, model: str, train, val, progress: bool) -> int:
     import dspy
 
+    from optimize.durable import write_atomic
     from optimize.job.budget import BudgetExceeded, SpendingGuard
     from optimize.job.job import PROGRAM, Job
     from optimize.eval.tracking import tracked_run
@@ -64,7 +65,7 @@ def _run(config, settings, folder: Path, model: str, train, val, progress: bool)
     from program.lm.lm_profiles import build_lm
 
     folder.mkdir(parents=True, exist_ok=True)
-    (folder / "config.json").write_text(config.model_dump_json(indent=2), encoding="utf-8")
+    write_atomic(folder / "config.json", config.model_dump_json(indent=2))
     uncompiled = _program(settings, build_program)
     guard = SpendingGuard(config.caps, model, ledger=folder / "spent.json")
     params = config.model_dump(exclude={"caps"}) | {f"cap.{k}": v for k, v in config.caps.model_dump().items()} | {

@@ -3,13 +3,16 @@
 Each phase writes its output into the run folder before the next starts, and `job_state.json`
 lists the phases done, so a killed job resumes where it stopped: finished phases are skipped,
 and the eval phases and threshold trials resume question by question from their JSONL. One
-MLflow run (experiment "gatedrag-optimize") follows the job; a resumed job reopens it, a
-crashed one ends FAILED. The caller configures DSPy (LM, adapter, cache, spending guard).
+MLflow run (experiment "gatedrag-optimize") follows the job; a resumed job reopens it, says on
+stderr which phases it found done, and a crashed one ends FAILED. Every file is written
+atomically (`optimize.durable`), so a kill never leaves a half-written one to resume from.
+The caller configures DSPy (LM, adapter, cache, spending guard).
 """
 
 from __future__ import annotations
 
 import shutil
+import sys
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -17,6 +20,7 @@ import dspy
 from pydantic import BaseModel
 
 from metrics import CompositeMetric, CompositeWeights, build_support_judge, score_example
+from optimize.durable import read_state, replacing, write_atomic
 from optimize.job.budget import SpendingGuard
 from optimize.eval.evaluate import RESULTS, run_eval
 from optimize.job.config import OptimizeConfig
@@ -40,12 +44,12 @@ class JobState(BaseModel):
 
     @classmethod
     def read(cls, folder: Path) -> JobState:
-        path = folder / STATE
-        return cls.model_validate_json(path.read_text()) if path.exists() else cls()
+        # subtle: an unreadable state only costs re-running phases; each resumes from its own files
+        return read_state(folder / STATE, cls) or cls()
 
     def finish(self, phase: str, folder: Path) -> None:
         self.done.append(phase)
-        (folder / STATE).write_text(self.model_dump_json(indent=2))
+        write_atomic(folder / STATE, self.model_dump_json(indent=2))
 
 
 @dataclass
@@ -60,17 +64,20 @@ class Job:
 
     def run(self, uncompiled: GatedRAG, train: list[dspy.Example], val: list[dspy.Example]) -> RunSummary:
         state = JobState.read(self.folder)
+        if state.done:
+            print(f"resuming job {self.folder.name}: done {', '.join(state.done)}; spent so far {self.guard.calls} LM calls",
+                  file=sys.stderr)
         baseline = self._eval({"baseline": uncompiled}, val, "eval_baseline", step=0)
         compiled = self._prompts(uncompiled, train, val, state)
         compiled.thresholds = self._thresholds(compiled, val, baseline, state)
-        compiled.save(self.folder / PROGRAM)
+        _save(compiled, self.folder / PROGRAM)
         _seed_records(self.folder / "eval_baseline", self.folder / "eval")  # the baseline is not run twice
         final = self._eval({"baseline": uncompiled, "compiled": compiled}, val, "eval", step=2)
         # the baseline-vs-compiled report sits with the job's run too, not only with its eval run
         report = [p for p in (self.folder / "eval").rglob("*") if p.is_file() and p.suffix in (".md", ".html", ".json", ".png")]
         self.tracking.log_files([self.folder / PROGRAM, *report], self.folder)
         model_uri = log_program_model(compiled, tracking_uri(self.settings), self.tracking.run_id)
-        (self.folder / "model_uri").write_text(model_uri)
+        write_atomic(self.folder / "model_uri", model_uri)
         state.finish("done", self.folder)
         return final
 
@@ -84,7 +91,7 @@ class Job:
             return compiled
         self.guard.check()
         compiled = compile_prompts(program, train, self._metric(), self.config, valset=val)
-        compiled.save(path)
+        _save(compiled, path)
         demos = {name: len(getattr(compiled, name).demos) for name in GatedRAG.PREDICTORS}
         self.tracking.log_metrics({f"demos.{k}": v for k, v in demos.items()} | self._spent(), step=1)
         state.finish("prompts", self.folder)
@@ -100,7 +107,7 @@ class Job:
         self.guard.check()
         chosen, front = search_thresholds(program, val, self._score(), self.config, self.folder / "thresholds",
                                           _seconds_per_call(baseline), self.progress, self.guard)
-        path.write_text(chosen.model_dump_json(indent=2))
+        write_atomic(path, chosen.model_dump_json(indent=2))
         figure = plot_front(all_points(self.folder / "thresholds"), front, chosen, self.folder / "pareto_front.png")
         self._log_trials(all_points(self.folder / "thresholds"))
         self.tracking.log_files([path, figure], self.folder)
@@ -151,7 +158,13 @@ def _seed_records(source: Path, target: Path) -> None:
     if (target / RESULTS).exists() or not (source / RESULTS).exists():
         return
     target.mkdir(parents=True, exist_ok=True)
-    shutil.copyfile(source / RESULTS, target / RESULTS)
+    with replacing(target / RESULTS) as tmp:  # a half copy would be taken for a resumable log
+        shutil.copyfile(source / RESULTS, tmp)
+
+
+def _save(program: GatedRAG, path: Path) -> None:
+    with replacing(path) as tmp:
+        program.save(tmp)
 
 
 def _seconds_per_call(baseline: RunSummary) -> float:

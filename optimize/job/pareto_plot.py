@@ -9,6 +9,7 @@ import matplotlib
 matplotlib.use("Agg")  # files only: no display on a server
 import matplotlib.pyplot as plt  # noqa: E402
 
+from optimize.durable import replacing  # noqa: E402
 from optimize.job.threshold_search import Point  # noqa: E402
 from program.thresholds import Thresholds  # noqa: E402
 
@@ -29,6 +30,7 @@ def plot_front(points: list[Point], front: list[Point], chosen: Thresholds, path
     ax.set_title("Threshold search: quality vs latency")
     ax.legend(fontsize=8)
     fig.tight_layout()
-    fig.savefig(path)
+    with replacing(path) as tmp:
+        fig.savefig(tmp)
     plt.close(fig)
     return path

@@ -25,7 +25,7 @@ from pydantic import BaseModel
 
 from optimize.job.budget import BudgetExceeded, SpendingGuard
 from optimize.job.config import OptimizeConfig
-from optimize.eval.records import RecordLog
+from optimize.eval.records import RecordLog, announce_recovery
 from optimize.eval.runner import Score, run_examples
 from program.thresholds import Thresholds
 
@@ -67,6 +67,7 @@ def search_thresholds(program: dspy.Module, val: list[dspy.Example], score: Scor
         study.enqueue_trial({k: getattr(program.thresholds, k) for k in _names(config.search_space)})
     _retry_unfinished(study)
     log = RecordLog(folder / TRIALS_LOG)
+    announce_recovery(log)
 
     def objective(trial: optuna.Trial) -> tuple[float, float]:
         if guard is not None:

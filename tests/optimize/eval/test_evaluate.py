@@ -3,6 +3,7 @@
 from mlflow import MlflowClient
 
 from optimize.eval.evaluate import run_eval
+from optimize.eval.records import Recovery
 from optimize.eval.run_config import EvalConfig
 from optimize.eval.summary import RunSummary
 from optimize.eval.tracking import RUN_ID_FILE, tracking_uri
@@ -30,7 +31,9 @@ def test_an_eval_run_writes_everything_and_a_rerun_executes_nothing(settings, tm
     assert run.data.metrics["fixed_hops.status_error"] == 1
 
     again = programs()
-    assert run_eval(CONFIG, settings, tmp_path, again, examples(), score, progress=False) == summary
+    resumed = run_eval(CONFIG, settings, tmp_path, again, examples(), score, progress=False)
+    assert summary.recovered is None and resumed.recovered == Recovery(kept=9)  # 3 questions x 3 systems
+    assert resumed.model_copy(update={"recovered": None}) == summary
     assert all(p.calls == [] for p in again.values())
 
 

@@ -44,8 +44,9 @@ def run_job(tmp_path, lm):
     return folder, summary, guard
 
 
-def test_the_job_writes_a_compiled_program_and_a_rerun_redoes_nothing(tmp_path):
+def test_the_job_writes_a_compiled_program_and_a_rerun_redoes_nothing(tmp_path, capsys):
     folder, summary, guard = run_job(tmp_path, DummyLM(KEYED))
+    assert "resuming job" not in capsys.readouterr().err
     assert [s.system for s in summary.systems] == ["baseline", "compiled"]
     state = json.loads((folder / PROGRAM).read_text())
     assert any(state[name]["demos"] for name in ("judge", "synthesize")), "a passing train run became a demo"
@@ -60,6 +61,7 @@ def test_the_job_writes_a_compiled_program_and_a_rerun_redoes_nothing(tmp_path):
     again = DummyLM(KEYED)
     run_job(tmp_path, again)
     assert again.history == []
+    assert "resuming job run: done prompts, thresholds, done" in capsys.readouterr().err
 
 
 def test_python_m_optimize_dataset_file_trains_and_validates_on_the_file(tmp_path, monkeypatch, capsys):
