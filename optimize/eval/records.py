@@ -15,6 +15,7 @@ from typing import Literal
 from pydantic import BaseModel, ValidationError
 
 from metrics import Scorecard
+from program.redaction import redact
 from program.result import Result
 
 Status = Literal["ok", "timeout", "error"]
@@ -69,7 +70,8 @@ class RecordLog:
         with self._lock, self.path.open("a", encoding="utf-8") as out:
             if out.tell() and not self._ends_with_newline():
                 out.write("\n")  # after a cut-short line, start a fresh one
-            out.write(record.model_dump_json() + "\n")
+            # subtle: the whole line, since warnings, errors and trace fields all quote raw error text
+            out.write(redact(record.model_dump_json()) + "\n")
             out.flush()
 
     def _ends_with_newline(self) -> bool:
