@@ -12,6 +12,7 @@ import os
 import sys
 from pathlib import Path
 
+from program.redaction import install_log_redaction, redact
 from program.settings import MAX_QUESTION_CHARS
 
 INTERRUPTED = 130  # the exit code after Ctrl-C
@@ -38,14 +39,18 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def run_command(args: argparse.Namespace) -> int:
-    """Run the parsed command; bad input, missing data and Ctrl-C end in one line and an exit code."""
+    """Run the parsed command; bad input, missing data and Ctrl-C end in one line and an exit code.
+
+    Both command lines (`python -m program`, `python -m optimize`) come through here, so this is where
+    log records start being redacted."""
+    install_log_redaction()
     try:
         return args.run(args)
     except UsageError as error:
-        print(f"error: {error}", file=sys.stderr)
+        print(f"error: {redact(str(error))}", file=sys.stderr)
         return 2
     except (FileNotFoundError, RuntimeError, ValueError) as error:  # data, index, model or config missing
-        print(f"error: {error}", file=sys.stderr)
+        print(f"error: {redact(str(error))}", file=sys.stderr)
         return 1
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)

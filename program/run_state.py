@@ -166,6 +166,9 @@ class RunState:
             self._current.lm.calls += 1
 
     def warn(self, message: str) -> None:
+        from program.redaction import redact  # here, so this method is the file's only change
+
+        message = redact(message)  # warnings quote raw error text, which can hold a key
         self.warnings.append(message)
         if self._current is not None:
             self._current.warnings.append(message)

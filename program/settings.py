@@ -2,7 +2,8 @@
 
 The env names users already know are kept as they are: OPENAI_API_KEY, TAVILY_API_KEY,
 QDRANT_URL, MLFLOW_TRACKING_URI. Everything else is prefixed GATEDRAG_. Secrets are
-`SecretStr`, so they never print in logs, traces or MLflow params.
+`SecretStr`, so they never print in logs, traces or MLflow params, and their values are handed
+to `program.redaction`, which removes them from error text wherever it leaves the process.
 This module does not start models or open stores; see `program.lm.lm_profiles` and `program.retrieval.open_store`.
 """
 
@@ -10,10 +11,12 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal
 
 from pydantic import AliasChoices, Field, SecretStr
 from pydantic_settings import BaseSettings, SettingsConfigDict
+
+from program.redaction import remember
 
 MAX_QUESTION_CHARS = 2000  # a question longer than this is refused by every entry point
 PROJECT_ROOT = Path(__file__).resolve().parent.parent
@@ -81,6 +84,10 @@ class Settings(BaseSettings):
 
     # Tracking
     mlflow_tracking_uri: str | None = Field(None, validation_alias=_env("MLFLOW_TRACKING_URI"))
+
+    def model_post_init(self, context: Any, /) -> None:
+        # every key any Settings holds, whichever field it came from, is redacted from then on
+        remember(*(value.get_secret_value() for value in self.__dict__.values() if isinstance(value, SecretStr)))
 
     @property
     def resolved_profile(self) -> Literal["local", "openai"]:

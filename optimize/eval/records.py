@@ -20,6 +20,7 @@ from typing import Literal
 from pydantic import BaseModel, ValidationError
 
 from metrics import Scorecard
+from program.redaction import redact
 from program.result import Result
 
 Status = Literal["ok", "timeout", "error"]
@@ -94,7 +95,8 @@ class RecordLog:
         with self._lock:
             _drop_torn_tail(self.path)
             with self.path.open("ab") as out:
-                out.write(record.model_dump_json().encode("utf-8") + b"\n")
+                # subtle: the whole line, since warnings, errors and trace fields all quote raw error text
+                out.write(redact(record.model_dump_json()).encode("utf-8") + b"\n")
                 out.flush()
 
 

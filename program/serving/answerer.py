@@ -25,6 +25,7 @@ from pydantic import Field, StringConstraints
 from program.serving.agent_metadata import Fallback, Quality, Suggestion, describe, fallback_answer
 from program.hints import Hints
 from program.loop import NO_ANSWER, GatedRAG
+from program.redaction import redact
 from program.result import Result, Step, Trace
 from program.settings import MAX_QUESTION_CHARS, Settings
 
@@ -132,7 +133,7 @@ class Answerer:
                 try:
                     self._engine = self._load()
                 except Exception as error:  # reported by /readyz and each request; the process stays up
-                    self.error = f"{type(error).__name__}: {error}"
+                    self.error = redact(f"{type(error).__name__}: {error}")  # shown by /readyz and in 503s
                     raise
                 self.error = None
             return self._engine

@@ -44,8 +44,14 @@ def test_a_public_url_passes():
 
 
 def serve(routes: dict[str, httpx.Response]) -> httpx.Client:
+    """A client whose transport answers `routes`, keyed by the URL as asked (the Host header names the host).
+
+    A request that was not sent to an address `resolve` gave for its host gets a 421."""
     def handler(request: httpx.Request) -> httpx.Response:
-        return routes.get(str(request.url), httpx.Response(404))
+        host = request.headers["host"]
+        if request.url.host not in PUBLIC.get(host, [host]):
+            return httpx.Response(421)
+        return routes.get(f"{request.url.scheme}://{host}{request.url.raw_path.decode()}", httpx.Response(404))
 
     return httpx.Client(transport=httpx.MockTransport(handler), follow_redirects=False)
 

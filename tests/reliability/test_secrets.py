@@ -1,0 +1,125 @@
+"""Canary secrets: a key set in every key variable never comes out in logs, the CLI's error line, result
+warnings, results.jsonl or /readyz, however the error that carries it is induced.
+
+The canaries have no key-like prefix, so they are caught only because Settings handed them to
+`program.redaction`; the key patterns (sk-, tvly-, Bearer) are tested on their own.
+"""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import time
+import typing
+
+import dspy
+import pytest
+from pydantic import SecretStr
+from optimize.eval.records import RecordLog
+from optimize.eval.runner import run_examples
+from program.cli import run_command
+from program.redaction import MARKER, redact
+from program.retrieval.web_search import WebSearchError
+from program.serving.answerer import Answerer
+from program.settings import Settings
+from tests.optimize.conftest import examples, result, score
+from tests.program.serving.test_service import serving
+from tests.program.test_loop import WEB, draft, run, verdict
+from tests.conftest import FakeWeb, scripted_lm
+
+CANARIES = {"OPENAI_API_KEY": "canary-openai-0f1e2d3c4b", "TAVILY_API_KEY": "canary-tavily-8a7b6c5d4e",
+            "QDRANT_API_KEY": "canary-qdrant-4e5f6a7b8c"}
+LEAK = "the backend said: " + ", ".join(f"key {value} rejected" for value in CANARIES.values())
+
+
+def hits(text: str) -> list[str]:
+    return [value for value in CANARIES.values() if value in text]
+
+
+@pytest.fixture
+def config(monkeypatch, tmp_path) -> Settings:
+    for name, value in CANARIES.items():
+        monkeypatch.setenv(name, value)
+    return Settings(_env_file=None, data_dir=tmp_path, profile="local", web_backend="offline")
+
+
+@pytest.fixture
+def restore_logging():
+    make = logging.getLogRecordFactory()
+    yield
+    logging.setLogRecordFactory(make)
+
+
+def test_every_secret_setting_has_a_canary():
+    secret = {field.validation_alias.choices[0] for field in Settings.model_fields.values()
+              if SecretStr in typing.get_args(field.annotation)}
+    assert secret == set(CANARIES)
+
+
+def test_key_shaped_text_is_redacted_without_being_known():
+    text = redact("sk-proj-AbCdEf0123456789xyz and tvly-dev-0123456789abcdefXYZ and Authorization: Bearer abc.def-123456")
+    assert text == f"{MARKER} and {MARKER} and Authorization: Bearer {MARKER}"
+
+
+def test_logs_and_the_cli_error_line_never_show_a_key(config, capsys, caplog, restore_logging):
+    def failing(args):
+        logging.getLogger("program.probe").error("search failed: %s", LEAK)
+        try:
+            raise ConnectionError(LEAK)
+        except ConnectionError:
+            logging.getLogger("optimize.probe").exception("load failed")
+        raise RuntimeError(LEAK)
+
+    assert run_command(argparse.Namespace(run=failing)) == 1
+    captured = capsys.readouterr()
+    assert hits(caplog.text + captured.out + captured.err) == []
+    assert caplog.text.count(MARKER) == 2 * len(CANARIES) and MARKER in captured.err
+
+
+def test_result_warnings_never_show_a_key(config):
+    class Leaky:
+        def __call__(self, query, k):
+            raise RuntimeError(LEAK)
+
+    stopped = run(scripted_lm(), search=Leaky())
+
+    class LeakyWeb(FakeWeb):
+        def search(self, query, max_results=None):
+            raise WebSearchError(LEAK)
+
+    lm = scripted_lm(verdict(False, 0.1, ["w"]), draft("Shirley Temple", "Shirley Temple [1]."))
+    searched = run(lm, web=LeakyWeb(WEB))
+    assert stopped.trace.ended == "error" and any(MARKER in w for w in searched.warnings)
+    assert hits(stopped.model_dump_json() + searched.model_dump_json()) == []
+
+
+def test_results_records_never_show_a_key(config, tmp_path):
+    class Crashing(dspy.Module):
+        def forward(self, question, time_limit_s=None):
+            raise RuntimeError(LEAK)
+
+    class Leaky(dspy.Module):  # its own warnings, not through the loop's: the file is redacted as written
+        def forward(self, question, time_limit_s=None):
+            r = result(question, "x", [], actions=("decompose",), ended="error")
+            r.warnings = [LEAK]
+            return dspy.Prediction(answer=r.answer, result=r, evidence=[])
+
+    log = RecordLog(tmp_path / "results.jsonl")
+    crashed = run_examples(Crashing(), examples("q1"), "crash", log, score, progress=False)
+    ended = run_examples(Leaky(), examples("q1"), "ended", log, score, progress=False)
+    assert [r.status for r in crashed + ended] == ["error", "error"]
+    written = log.path.read_text(encoding="utf-8")
+    # the crash's error, then the ended record's error and the warning it repeats
+    assert hits(written) == [] and written.count(MARKER) == 3 * len(CANARIES)
+
+
+def test_readyz_never_shows_a_key(config):
+    def load():
+        raise RuntimeError(LEAK)
+
+    with serving(Answerer(load, config), config, wait_ready=False) as client:
+        while (ready := client.get("/readyz")).json()["status"] == "loading":
+            time.sleep(0.01)
+        refused = client.post("/answer", json={"question": "Who directed Kiss and Tell?"})
+    assert ready.status_code == 503 and refused.status_code == 503
+    assert hits(ready.text + refused.text) == [] and MARKER in ready.json()["detail"]
