@@ -5,7 +5,8 @@ collection's own routes (`POST /ingest`, `GET /search`, `GET /corpus`: see `prog
 /readyz turns 200 once it has. Limits: request bodies over `serve_max_body_bytes` get 413,
 more than `serve_max_pending` requests in flight get 503, and a slow request returns its
 partial result with a warning (see `program.serving.answerer`). `/answer` is a plain `def`, so each
-request runs in a worker thread; the pool is sized to hold every admitted request.
+request runs in a worker thread; the pool is sized to hold every admitted request. Every JSON
+response and error goes through `program.serving.safe_json`, so odd input gets a 4xx, not a 500.
 This module does not answer anything itself and never calls `dspy.configure`.
 """
 
@@ -16,12 +17,12 @@ from pathlib import Path
 
 import anyio.to_thread
 from fastapi import FastAPI, HTTPException
-from fastapi.responses import JSONResponse
 from starlette.middleware.body_limit import RequestBodyLimitMiddleware
 
 from program.serving.answerer import (Answerer, AnswerRequest, AnswerResponse, Overloaded, UnknownCollection, load_program,
                                       start_lm)
 from program.serving.corpus_api import corpus_router
+from program.serving.safe_json import SafeJSONResponse, install_error_handlers
 from program.settings import Settings
 
 DESCRIPTION = ("Evaluation-gated retrieval: decompose, retrieve, judge, then answer, re-query, search the web or "
@@ -37,7 +38,11 @@ def create_app(answerer: Answerer, settings: Settings) -> FastAPI:
         yield
         answerer.close()
 
-    app = FastAPI(title="gatedrag", description=DESCRIPTION, version="0.1.0", lifespan=lifespan)
+    # subtle: a response class of our own also turns off FastAPI's pydantic fast path, which
+    # raises on a lone surrogate instead of encoding it
+    app = FastAPI(title="gatedrag", description=DESCRIPTION, version="0.1.0", lifespan=lifespan,
+                  default_response_class=SafeJSONResponse)
+    install_error_handlers(app)
     app.add_middleware(RequestBodyLimitMiddleware, max_body_size=settings.serve_max_body_bytes)
     app.include_router(corpus_router(settings))
 
@@ -50,7 +55,8 @@ def create_app(answerer: Answerer, settings: Settings) -> FastAPI:
         if answerer.ready:
             return {"status": "ready", "lm": answerer.description}
         status = "failed" if answerer.error else "loading"
-        return JSONResponse({"status": status, "detail": answerer.error or "loading the program and its models"}, 503)
+        detail = answerer.error or "loading the program and its models"
+        return SafeJSONResponse({"status": status, "detail": detail}, 503)
 
     @app.post("/answer", summary="answer a question with citations", response_model=AnswerResponse,
               responses={404: {"description": "no such collection"}, 413: {"description": "body too large"},
