@@ -5,13 +5,15 @@ collection's own routes (`POST /ingest`, `GET /search`, `GET /corpus`: see `prog
 /readyz turns 200 once it has. Limits: request bodies over `serve_max_body_bytes` get 413,
 more than `serve_max_pending` requests in flight get 503, and a slow request returns its
 partial result with a warning (see `program.serving.answerer`). `/answer` is a plain `def`, so each
-request runs in a worker thread; the pool is sized to hold every admitted request. Every JSON
-response and error goes through `program.serving.safe_json`, so odd input gets a 4xx, not a 500.
+request runs in a worker thread; the pool is sized to hold every admitted request. The Host check,
+the optional bearer token and the optional rate limit are in `program.serving.http_guards`; every
+JSON response and error goes through `program.serving.safe_json`, so odd input gets a 4xx, not a 500.
 This module does not answer anything itself and never calls `dspy.configure`.
 """
 
 from __future__ import annotations
 
+import logging
 from contextlib import asynccontextmanager
 from pathlib import Path
 
@@ -22,8 +24,11 @@ from starlette.middleware.body_limit import RequestBodyLimitMiddleware
 from program.serving.answerer import (Answerer, AnswerRequest, AnswerResponse, Overloaded, UnknownCollection, load_program,
                                       start_lm)
 from program.serving.corpus_api import corpus_router
+from program.serving.http_guards import install_guards, is_loopback
 from program.serving.safe_json import SafeJSONResponse, install_error_handlers
 from program.settings import Settings
+
+log = logging.getLogger(__name__)
 
 DESCRIPTION = ("Evaluation-gated retrieval: decompose, retrieve, judge, then answer, re-query, search the web or "
                "refine. Every answer carries [n] citations, agent-facing metadata and, on request, its trace.")
@@ -44,6 +49,7 @@ def create_app(answerer: Answerer, settings: Settings) -> FastAPI:
                   default_response_class=SafeJSONResponse)
     install_error_handlers(app)
     app.add_middleware(RequestBodyLimitMiddleware, max_body_size=settings.serve_max_body_bytes)
+    install_guards(app, settings)
     app.include_router(corpus_router(settings))
 
     @app.get("/healthz", summary="the process is up")
@@ -80,6 +86,8 @@ def serve(settings: Settings, program_path: Path | None = None) -> None:
     import uvicorn
 
     rag = load_program(settings, program_path)  # a missing index or bad program fails here, before binding
+    if settings.api_token is None and not is_loopback(settings.serve_host):
+        log.warning("serving on %s with no GATEDRAG_API_TOKEN: anyone who can reach it can use it", settings.serve_host)
     app = create_app(Answerer(lambda: start_lm(rag, settings), settings), settings)
     # uvicorn's own cap sits above ours, so our 503 (with its reason) is the one callers see
     uvicorn.run(app, host=settings.serve_host, port=settings.serve_port, limit_concurrency=settings.serve_max_pending + 32,
