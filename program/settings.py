@@ -10,10 +10,11 @@ This module does not start models or open stores; see `program.lm.lm_profiles` a
 from __future__ import annotations
 
 import os
+import re
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import AliasChoices, Field, SecretStr
+from pydantic import AliasChoices, Field, SecretStr, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from program.redaction import remember
@@ -33,7 +34,9 @@ def _env(name: str) -> AliasChoices:
 
 
 class Settings(BaseSettings):
-    model_config = SettingsConfigDict(env_prefix="GATEDRAG_", env_file=".env", extra="ignore")
+    # subtle: a refused value may be a secret (a malformed token or key), so errors never quote it
+    model_config = SettingsConfigDict(env_prefix="GATEDRAG_", env_file=".env", extra="ignore",
+                                      hide_input_in_errors=True)
 
     data_dir: Path = Field(PROJECT_ROOT / ".gatedrag", description="indexes, web cache, runs")
     # subtle: models are shared by every data folder, so a new data folder does not re-assemble the GGUF
@@ -81,6 +84,16 @@ class Settings(BaseSettings):
     serve_ingest: bool = Field(False, description="allow POST /ingest on the HTTP service")
     ingest_roots: list[Path] = Field([], description="folders whose files the HTTP service and the MCP server may "
                                      "ingest; empty: no files, only URLs (the CLI is not confined)")
+    api_token: SecretStr | None = Field(None, description="when set, every HTTP route but /healthz and /readyz "
+                                        "needs `Authorization: Bearer <token>`; unset: no auth (the default bind is "
+                                        "loopback)")
+    allowed_hosts: list[str] = Field([], description="Host header values the HTTP service answers, `*.example.com` "
+                                     "or `*` for any; empty: loopback names when it binds a loopback address (this "
+                                     "blocks DNS rebinding), any host otherwise")
+    rate_limit_per_minute: int | None = Field(None, ge=1, description="requests a minute per client IP, in bursts of "
+                                              "as many; off by default: the local LM serves one request at a time and "
+                                              "serve_max_pending already bounds the queue, and behind a proxy every "
+                                              "caller shares one IP")
 
     # Tracking
     mlflow_tracking_uri: str | None = Field(None, validation_alias=_env("MLFLOW_TRACKING_URI"))
@@ -88,6 +101,23 @@ class Settings(BaseSettings):
     def model_post_init(self, context: Any, /) -> None:
         # every key any Settings holds, whichever field it came from, is redacted from then on
         remember(*(value.get_secret_value() for value in self.__dict__.values() if isinstance(value, SecretStr)))
+
+    @field_validator("api_token")
+    @classmethod
+    def _sendable_token(cls, token: SecretStr | None) -> SecretStr | None:
+        # subtle: an empty value (`GATEDRAG_API_TOKEN=$UNSET`) would be a token anyone can send, and
+        # one a client cannot put in a header would lock everyone out
+        if token is not None and not re.fullmatch(r"[!-~]+", token.get_secret_value()):
+            raise ValueError("GATEDRAG_API_TOKEN must be printable ASCII without spaces; unset it to turn auth off")
+        return token
+
+    @field_validator("allowed_hosts")
+    @classmethod
+    def _host_patterns(cls, hosts: list[str]) -> list[str]:
+        for host in hosts:
+            if "*" in host[1:] or (host.startswith("*") and host != "*" and not host.startswith("*.")):
+                raise ValueError(f"allowed host {host!r}: a wildcard is `*` or `*.example.com`")
+        return hosts
 
     @property
     def resolved_profile(self) -> Literal["local", "openai"]:

@@ -20,13 +20,14 @@ from pathlib import Path
 from typing import Annotated
 
 import dspy
-from pydantic import Field, StringConstraints
+from pydantic import Field, StringConstraints, field_validator
 
 from program.serving.agent_metadata import Fallback, Quality, Suggestion, describe, fallback_answer
 from program.hints import Hints
 from program.loop import NO_ANSWER, GatedRAG
 from program.redaction import redact
 from program.result import Result, Step, Trace
+from program.retrieval.store import check_name
 from program.settings import MAX_QUESTION_CHARS, Settings
 
 log = logging.getLogger(__name__)
@@ -37,6 +38,12 @@ class AnswerRequest(Hints):
     include_trace: bool = Field(False, description="return the decision trace (one step per decision)")
     collection: str | None = Field(None, max_length=200, description="the collection to answer from (default: the "
                                    "served one); it searches only its own offline web corpus")
+
+    @field_validator("collection")
+    @classmethod
+    def _collection_name(cls, name: str | None) -> str | None:
+        # checked here, as a 422: deeper down the store refuses a bad name with a ValueError, which was a 500
+        return check_name(name) if name else name
 
     def hints(self) -> Hints:
         return Hints(**self.model_dump(include=set(Hints.model_fields)))

@@ -5,24 +5,30 @@ collection's own routes (`POST /ingest`, `GET /search`, `GET /corpus`: see `prog
 /readyz turns 200 once it has. Limits: request bodies over `serve_max_body_bytes` get 413,
 more than `serve_max_pending` requests in flight get 503, and a slow request returns its
 partial result with a warning (see `program.serving.answerer`). `/answer` is a plain `def`, so each
-request runs in a worker thread; the pool is sized to hold every admitted request.
+request runs in a worker thread; the pool is sized to hold every admitted request. The Host check,
+the optional bearer token and the optional rate limit are in `program.serving.http_guards`; every
+JSON response and error goes through `program.serving.safe_json`, so odd input gets a 4xx, not a 500.
 This module does not answer anything itself and never calls `dspy.configure`.
 """
 
 from __future__ import annotations
 
+import logging
 from contextlib import asynccontextmanager
 from pathlib import Path
 
 import anyio.to_thread
 from fastapi import FastAPI, HTTPException
-from fastapi.responses import JSONResponse
 from starlette.middleware.body_limit import RequestBodyLimitMiddleware
 
 from program.serving.answerer import (Answerer, AnswerRequest, AnswerResponse, Overloaded, UnknownCollection, load_program,
                                       start_lm)
 from program.serving.corpus_api import corpus_router
+from program.serving.http_guards import install_guards, is_loopback
+from program.serving.safe_json import SafeJSONResponse, install_error_handlers
 from program.settings import Settings
+
+log = logging.getLogger(__name__)
 
 DESCRIPTION = ("Evaluation-gated retrieval: decompose, retrieve, judge, then answer, re-query, search the web or "
                "refine. Every answer carries [n] citations, agent-facing metadata and, on request, its trace.")
@@ -37,8 +43,13 @@ def create_app(answerer: Answerer, settings: Settings) -> FastAPI:
         yield
         answerer.close()
 
-    app = FastAPI(title="gatedrag", description=DESCRIPTION, version="0.1.0", lifespan=lifespan)
+    # subtle: a response class of our own also turns off FastAPI's pydantic fast path, which
+    # raises on a lone surrogate instead of encoding it
+    app = FastAPI(title="gatedrag", description=DESCRIPTION, version="0.1.0", lifespan=lifespan,
+                  default_response_class=SafeJSONResponse)
+    install_error_handlers(app)
     app.add_middleware(RequestBodyLimitMiddleware, max_body_size=settings.serve_max_body_bytes)
+    install_guards(app, settings)
     app.include_router(corpus_router(settings))
 
     @app.get("/healthz", summary="the process is up")
@@ -50,7 +61,8 @@ def create_app(answerer: Answerer, settings: Settings) -> FastAPI:
         if answerer.ready:
             return {"status": "ready", "lm": answerer.description}
         status = "failed" if answerer.error else "loading"
-        return JSONResponse({"status": status, "detail": answerer.error or "loading the program and its models"}, 503)
+        detail = answerer.error or "loading the program and its models"
+        return SafeJSONResponse({"status": status, "detail": detail}, 503)
 
     @app.post("/answer", summary="answer a question with citations", response_model=AnswerResponse,
               responses={404: {"description": "no such collection"}, 413: {"description": "body too large"},
@@ -74,6 +86,8 @@ def serve(settings: Settings, program_path: Path | None = None) -> None:
     import uvicorn
 
     rag = load_program(settings, program_path)  # a missing index or bad program fails here, before binding
+    if settings.api_token is None and not is_loopback(settings.serve_host):
+        log.warning("serving on %s with no GATEDRAG_API_TOKEN: anyone who can reach it can use it", settings.serve_host)
     app = create_app(Answerer(lambda: start_lm(rag, settings), settings), settings)
     # uvicorn's own cap sits above ours, so our 503 (with its reason) is the one callers see
     uvicorn.run(app, host=settings.serve_host, port=settings.serve_port, limit_concurrency=settings.serve_max_pending + 32,

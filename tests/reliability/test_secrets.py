@@ -28,7 +28,7 @@ from tests.program.test_loop import WEB, draft, run, verdict
 from tests.conftest import FakeWeb, scripted_lm
 
 CANARIES = {"OPENAI_API_KEY": "canary-openai-0f1e2d3c4b", "TAVILY_API_KEY": "canary-tavily-8a7b6c5d4e",
-            "QDRANT_API_KEY": "canary-qdrant-4e5f6a7b8c"}
+            "QDRANT_API_KEY": "canary-qdrant-4e5f6a7b8c", "GATEDRAG_API_TOKEN": "canary-token-9d8c7b6a5f"}
 LEAK = "the backend said: " + ", ".join(f"key {value} rejected" for value in CANARIES.values())
 
 
@@ -51,8 +51,8 @@ def restore_logging():
 
 
 def test_every_secret_setting_has_a_canary():
-    secret = {field.validation_alias.choices[0] for field in Settings.model_fields.values()
-              if SecretStr in typing.get_args(field.annotation)}
+    secret = {field.validation_alias.choices[0] if field.validation_alias else f"GATEDRAG_{name.upper()}"
+              for name, field in Settings.model_fields.items() if SecretStr in typing.get_args(field.annotation)}
     assert secret == set(CANARIES)
 
 
@@ -120,6 +120,7 @@ def test_readyz_never_shows_a_key(config):
     with serving(Answerer(load, config), config, wait_ready=False) as client:
         while (ready := client.get("/readyz")).json()["status"] == "loading":
             time.sleep(0.01)
-        refused = client.post("/answer", json={"question": "Who directed Kiss and Tell?"})
+        refused = client.post("/answer", json={"question": "Who directed Kiss and Tell?"},
+                              headers={"Authorization": f"Bearer {CANARIES['GATEDRAG_API_TOKEN']}"})
     assert ready.status_code == 503 and refused.status_code == 503
     assert hits(ready.text + refused.text) == [] and MARKER in ready.json()["detail"]

@@ -13,7 +13,8 @@ from tests.program.fake_engine import fake_answerer
 def app_client(tmp_path, **overrides) -> TestClient:
     config = Settings(_env_file=None, data_dir=tmp_path / "data", collection="mine", profile="local",
                       web_backend="offline", **overrides)
-    return TestClient(create_app(fake_answerer(config), config))
+    # the service bound to loopback answers loopback Host headers only, not TestClient's "testserver"
+    return TestClient(create_app(fake_answerer(config), config), base_url="http://localhost")
 
 
 @pytest.fixture

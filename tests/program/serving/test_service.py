@@ -5,42 +5,16 @@ from __future__ import annotations
 import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
-from contextlib import contextmanager
 
 import dspy
-import httpx
 import pytest
-import uvicorn
 
 from program.serving.answerer import Answerer, Engine
 from program.loop import GatedRAG
-from program.serving.service import create_app
-from program.settings import Settings
 from program.thresholds import Thresholds
 from tests.conftest import FakeSearch, passage
 from tests.program.fake_engine import DOCS, QUESTION, BlockingSearch, fake_answerer, signature_lm, verdict
-
-
-def settings(tmp_path, **overrides) -> Settings:
-    return Settings(_env_file=None, data_dir=tmp_path, profile="local", web_backend="offline", **overrides)
-
-
-@contextmanager
-def serving(answerer: Answerer, config: Settings, wait_ready: bool = True):
-    server = uvicorn.Server(uvicorn.Config(create_app(answerer, config), host="127.0.0.1", port=0, log_level="warning"))
-    thread = threading.Thread(target=server.run, daemon=True)
-    thread.start()
-    while not server.started:
-        time.sleep(0.01)
-    port = server.servers[0].sockets[0].getsockname()[1]
-    try:
-        with httpx.Client(base_url=f"http://127.0.0.1:{port}", timeout=30) as client:
-            while wait_ready and client.get("/readyz").status_code != 200:
-                time.sleep(0.01)
-            yield client
-    finally:
-        server.should_exit = True
-        thread.join(10)
+from tests.program.serving.live_server import serving, settings
 
 
 def test_answer_returns_the_contract_and_agent_metadata(tmp_path):
