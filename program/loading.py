@@ -75,7 +75,7 @@ def _download(uri: str) -> str:
 def _check(state: dict, path: Path) -> None:
     if not isinstance(state, dict):
         raise ProgramLoadError(f"{path} does not hold a program (a JSON object of predictors)")
-    missing = [name for name in GatedRAG.PREDICTORS if name not in state]
+    missing = [name for name in GatedRAG.PREDICTORS if name not in state and name not in GatedRAG.LATER_PREDICTORS]
     if missing:
         raise ProgramLoadError(f"{path} lacks the module(s) {', '.join(missing)}: it is not a gatedrag program")
     made = state.get("gatedrag", {}).get("format", FORMAT)

@@ -3,9 +3,11 @@
 Read `forward` top to bottom: plan the sub-queries, retrieve, then ask the gate
 (`program.gate.decide`) for the next action until it answers or abstains. The gate reads the
 retrieval signals first (`program.signals`) and calls for the LM judge only when they are
-inconclusive. Every action the loop can take is named in `forward`; the steps below only do
-the work. Retrieval and web search come in as plain callables so optimizers can copy the
-program freely. Serving concerns (a default LM, pickling for MLflow) live in `program.served`.
+inconclusive. Once it answers, the answer's fenced code blocks are parsed (`program.code_check`)
+and a block that does not parse gets one LM repair. Every action the loop can take is named in
+`forward`; the steps below only do the work. Retrieval and web search come in as plain
+callables so optimizers can copy the program freely. Serving concerns (a default LM, pickling
+for MLflow) live in `program.served`.
 """
 
 from __future__ import annotations
@@ -15,8 +17,9 @@ from typing import Callable
 import dspy
 from pydantic import ValidationError
 
-from signatures import Decompose, JudgeSufficiency, RefineAnswer, RewriteQuery, SynthesizeAnswer
+from signatures import Decompose, JudgeSufficiency, RefineAnswer, RepairCode, RewriteQuery, SynthesizeAnswer
 from program.citations import cited_numbers
+from program.code_check import check_block, check_code, find_blocks, replace_block, strip_fence
 from program.deadline import DeadlineExceeded, call_within
 from program.decomposition import named_entities, rule_based_plan
 from program.evidence import format_evidence
@@ -36,7 +39,9 @@ RETRY_TOKENS = 2  # a malformed output is retried once with this many times the 
 
 
 class GatedRAG(dspy.Module):
-    PREDICTORS = ("decompose", "judge", "rewrite", "synthesize", "refine")
+    PREDICTORS = ("decompose", "judge", "rewrite", "synthesize", "refine", "repair_code")
+    # added within format 3: a program saved before them lacks them, and loads with their default prompt
+    LATER_PREDICTORS = ("repair_code",)
 
     def __init__(self, search: Search, web: WebSearch | None = None, thresholds: Thresholds | None = None):
         super().__init__()
@@ -47,6 +52,7 @@ class GatedRAG(dspy.Module):
         self.rewrite = dspy.Predict(RewriteQuery, max_tokens=96)
         self.synthesize = dspy.Predict(SynthesizeAnswer, max_tokens=160)
         self.refine = dspy.Predict(RefineAnswer, max_tokens=160)
+        self.repair_code = dspy.Predict(RepairCode, max_tokens=256)  # one block of an answer capped at 160, plus the fix
         self.search = search
         self.web = web
         self.thresholds = thresholds or Thresholds()
@@ -89,12 +95,19 @@ class GatedRAG(dspy.Module):
                         self._retrieve(run, step, list(decision.queries) or self._rewrite(run))
                     elif decision.action == "search_web":
                         self._search_web(run, step, list(decision.queries))
+            run.code_blocks = check_code(run.draft)
+            broken = [c.block for c in run.code_blocks if c.status == "invalid"]
+            if broken:  # the only LM call after the answer, and only for code that does not parse
+                with run.step("repair_code", f"code block(s) {broken} do not parse: one repair each"):
+                    self._repair_code(run)
         except DeadlineExceeded as late:
             run.ended = "budget_exhausted"
             run.warn(f"time limit of {time_limit_s:g} s reached: {late}; returned the best draft so far")
         except Exception as error:  # noqa: BLE001 - a question ends with a result, never a crash
             run.ended = "error"
             run.warn(f"the loop stopped: {type(error).__name__}: {error}")
+        # subtle: an answer cut short by the time limit or an error still reports its code blocks
+        run.code_blocks = run.code_blocks or check_code(run.draft)
         result = run.result(NO_ANSWER)
         return dspy.Prediction(answer=result.answer, short_answer=result.short_answer, result=result,
                                evidence=result.evidence)
@@ -191,6 +204,25 @@ class GatedRAG(dspy.Module):
                                 question=run.asked, draft=run.draft, gaps=run.memory.gaps, evidence=evidence)
         run.set_draft(out.get("answer"), out.get("short_answer"))
 
+    def _repair_code(self, run: RunState) -> None:
+        """Each block that does not parse, rewritten once by the LM with its error: kept if the
+        rewrite parses, else left as it was with a warning naming the block and its error."""
+        # subtle: last block first, so the spans of the blocks before it hold as the draft changes
+        for block, check in reversed(list(zip(find_blocks(run.draft), run.code_blocks))):
+            if check.status != "invalid":
+                continue
+            error = f"line {check.line}: {check.error}"
+            with run.timed("lm"):
+                out = self._predict(run, self.repair_code, dict(fixed_code=""), language=check.language,
+                                    code=block.code, error=error)
+            fixed = strip_fence(out.get("fixed_code") or "")
+            again = check_block(check.block, block.tag, fixed)
+            if fixed.strip() and again.status == "valid":  # an empty block parses, but repairs nothing
+                run.draft = replace_block(run.draft, block, fixed)
+                run.code_blocks[check.block - 1] = again.model_copy(update={"repaired": True})
+            else:
+                run.warn(f"code block {check.block} ({check.language}) does not parse, {error}; one repair failed")
+
     def _show(self, run: RunState, cited: set[int], earlier: int | None = None) -> str:
         t = run.thresholds
         # the key concepts and gaps pick which sentences of each passage survive the trim
@@ -235,6 +267,7 @@ class GatedRAG(dspy.Module):
 
     def load_state(self, state, **kwargs):
         made = state.get("gatedrag", {}).get("format", 1)
+        state = {name: getattr(self, name).dump_state() for name in self.LATER_PREDICTORS} | state
         thresholds = Thresholds.model_validate(_upgrade_thresholds(state.get("thresholds", {}), made))
         super().load_state(_upgrade_predictors(state, made), **kwargs)
         self.thresholds = thresholds

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import textwrap
 
-from program.result import Result, Step
+from program.result import CodeCheck, Result, Step
 
 
 def render_result(result: Result) -> str:
@@ -22,9 +22,16 @@ def render_result(result: Result) -> str:
               f"doc queries {r.doc_queries} · web searches {r.web_searches}",
               f"time: total {t.total_s:.1f}s (decompose {t.decompose_s:.1f}s, LM {t.lm_s:.1f}s, "
               f"retrieval {t.retrieval_s:.2f}s, web {t.web_s:.2f}s)"]
+    if result.code_blocks:
+        lines += ["", "Code blocks: " + ", ".join(_render_code_check(c) for c in result.code_blocks)]
     if result.warnings:
         lines += ["", "Warnings:"] + [f"  - {w}" for w in result.warnings]
     return "\n".join(lines)
+
+
+def _render_code_check(check: CodeCheck) -> str:
+    status = "repaired" if check.repaired else check.status
+    return f"{check.block} {check.language or '(no language)'} {status}"
 
 
 def _render_step(i: int, step: Step) -> str:

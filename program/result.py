@@ -13,7 +13,7 @@ from pydantic import BaseModel, Field
 from program.passage import Passage
 
 Action = Literal["decompose", "retrieve", "draft", "refine", "judge", "answer", "abstain", "expand_locality",
-                 "query_docs", "search_web"]
+                 "query_docs", "search_web", "repair_code"]
 Ending = Literal["answered", "abstained", "budget_exhausted", "max_iterations", "error"]
 
 
@@ -87,6 +87,18 @@ class Trace(BaseModel):
     coverage_similarity: float | None = Field(None, description="the threshold under which a query counted as not covered")
 
 
+class CodeCheck(BaseModel):
+    """One fenced code block of the answer and whether it parses (program/code_check.py)."""
+
+    block: int = Field(description="its place among the answer's code blocks, from 1")
+    language: str = Field(description="the language its fence names, normalized (py -> python); empty when none")
+    status: Literal["valid", "invalid", "unchecked"] = Field(
+        description="unchecked: no parser for its language, so nothing is known either way")
+    line: int | None = Field(None, description="the line of the first syntax error within the block, when invalid")
+    error: str = Field("", description="the parser's message, when invalid")
+    repaired: bool = Field(False, description="it did not parse and was replaced by one LM repair that does")
+
+
 class Source(BaseModel):
     title: str
     url: str = ""
@@ -103,6 +115,7 @@ class Result(BaseModel):
     confidence: int = Field(0, ge=0, le=100)
     sources: list[Source] = []
     warnings: list[str] = []
+    code_blocks: list[CodeCheck] = Field([], description="every fenced code block of the answer, checked for syntax")
     timing: Timing = Timing()
     trace: Trace = Trace()
     evidence: list[Passage] = Field([], description="the passages shown to the LM for the final answer")

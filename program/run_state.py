@@ -19,7 +19,7 @@ from program.citations import attach_missing, cited_numbers
 from program.evidence import EvidencePool, Shown
 from program.gate import Progress, Verdict
 from program.passage import Passage
-from program.result import Action, Citation, Ending, Resources, Result, Source, Step, Timing, Tokens, Trace
+from program.result import Action, Citation, CodeCheck, Ending, Resources, Result, Source, Step, Timing, Tokens, Trace
 from program.signals import Signals
 from program.thresholds import Thresholds
 
@@ -60,6 +60,7 @@ class RunState:
     short_answer: str = ""
     abstained: bool = False
     confidence: float = 0.0
+    code_blocks: list[CodeCheck] = field(default_factory=list)  # the draft's fenced blocks, checked
     _signals: dict[int, Signals] = field(default_factory=dict)  # evidence version -> its signals
     ended: Ending = "answered"
     time_limit_s: float | None = None
@@ -188,8 +189,8 @@ class RunState:
                       coverage_similarity=self.thresholds.coverage_similarity)
         return Result(question=self.question, answer=answer, short_answer="" if abstained else self.short_answer,
                       abstained=abstained, citations=citations, confidence=round(self.confidence * 100),
-                      sources=_sources(citations), warnings=self.warnings, timing=self.timing, trace=trace,
-                      evidence=[s.passage for s in self.shown])
+                      sources=_sources(citations), warnings=self.warnings, code_blocks=self.code_blocks,
+                      timing=self.timing, trace=trace, evidence=[s.passage for s in self.shown])
 
     def _citations(self, answer: str) -> list[Citation]:
         by_n = {s.n: s for s in self.shown}

@@ -12,10 +12,10 @@ from pathlib import Path
 
 from program.loading import read_state
 from program.loop import GatedRAG
-from signatures import Decompose, JudgeSufficiency, RefineAnswer, RewriteQuery, SynthesizeAnswer
+from signatures import Decompose, JudgeSufficiency, RefineAnswer, RepairCode, RewriteQuery, SynthesizeAnswer
 
 SIGNATURES = {"decompose": Decompose, "judge": JudgeSufficiency, "rewrite": RewriteQuery,
-              "synthesize": SynthesizeAnswer, "refine": RefineAnswer}
+              "synthesize": SynthesizeAnswer, "refine": RefineAnswer, "repair_code": RepairCode}
 
 
 def export_prompts(program_path: Path, out_dir: Path) -> list[Path]:
@@ -24,7 +24,8 @@ def export_prompts(program_path: Path, out_dir: Path) -> list[Path]:
     written = []
     for name in GatedRAG.PREDICTORS:
         path = out_dir / f"{name}.md"
-        path.write_text(_predictor_text(name, state[name]), encoding="utf-8")
+        # a program saved before a later predictor lacks it: its default prompt is shown
+        path.write_text(_predictor_text(name, state.get(name, {})), encoding="utf-8")
         written.append(path)
     thresholds = out_dir / "thresholds.json"
     thresholds.write_text(json.dumps(state.get("thresholds", {}), indent=2), encoding="utf-8")

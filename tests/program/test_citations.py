@@ -22,3 +22,10 @@ def test_uncited_sentences_get_the_best_matching_passage():
 def test_nothing_is_attached_without_overlap_or_evidence():
     assert attach_missing("Zebra.", "Quokka?", SHOWN) == ("Zebra.", 0)
     assert attach_missing("Yes.", "Ed Wood?", []) == ("Yes.", 0)
+
+
+def test_code_blocks_get_no_citation_and_keep_their_lines():
+    code = "```python\n# Ed Wood was American.\nprint(names[1])\n```"
+    answer, added = attach_missing(f"Ed Wood was American [2]. Print it:\n{code}\nDone.", "Was Ed Wood American?", SHOWN)
+    assert code in answer and added == 2  # "Print it:" and "Done." got one each, the code none
+    assert cited_numbers(code) == [] and cited_numbers(answer) == [2]  # names[1] indexes a list, it cites nothing

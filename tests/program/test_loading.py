@@ -55,3 +55,13 @@ def test_missing_file_and_empty_folder(tmp_path):
         load(tmp_path / "nope.json", search=FakeSearch(DOCS))
     with pytest.raises(ProgramLoadError, match="no program.json"):
         load(tmp_path, search=FakeSearch(DOCS))
+
+
+def test_a_program_saved_before_the_code_repair_still_loads(tmp_path):
+    rag = saved(tmp_path)
+    state = json.loads((tmp_path / "run" / "program.json").read_text())
+    del state["repair_code"]
+    (tmp_path / "run" / "program.json").write_text(json.dumps(state))
+    loaded = load(tmp_path / "run", search=FakeSearch(DOCS))
+    assert loaded.synthesize.demos[0]["answer"] == "a [1]" and loaded.thresholds == rag.thresholds
+    assert loaded.repair_code.demos == []

@@ -9,7 +9,7 @@ import pytest
 from dspy.utils import DummyLM
 
 from program.hints import Hints
-from signatures import JudgeSufficiency
+from signatures import JudgeSufficiency, RepairCode
 from program.loop import GatedRAG
 from program.thresholds import Thresholds
 from tests.conftest import FakeSearch, FakeWeb, passage, scripted_lm
@@ -272,3 +272,54 @@ def test_a_second_hop_that_finds_the_bridges_page_stays_in_the_collection():
                  web=web, question=question)
     assert rules(result)[0] == "term_gap_to_docs" and not web.queries
     assert {p.title for p in result.evidence} >= {"Sachin Warrier", "Tata Consultancy Services"}
+
+
+BROKEN_BLOCK = "```python\nprint('Shirley Temple'\n```"
+FIXED_CODE = "print('Shirley Temple')"
+
+
+def test_a_broken_python_block_gets_one_repair_that_replaces_it():
+    lm = scripted_lm(draft("Shirley Temple", f"Shirley Temple [1]. To print it:\n{BROKEN_BLOCK}"),
+                     {"fixed_code": FIXED_CODE})
+    result = run(lm, docs=CLIFF)
+    assert actions(result) == ["decompose", "retrieve", "draft", "answer", "repair_code"]
+    assert result.trace.resources.lm.calls == 2 and result.trace.steps[-1].lm.calls == 1
+    assert "'(' was never closed" in lm.history[-1]["messages"][-1]["content"]  # the repair saw the error
+    assert f"```python\n{FIXED_CODE}\n```" in result.answer and BROKEN_BLOCK not in result.answer
+    assert [(c.status, c.repaired) for c in result.code_blocks] == [("valid", True)]
+    assert not any("code block" in w for w in result.warnings)
+
+
+def test_a_repair_that_still_does_not_parse_leaves_the_block_with_a_warning():
+    lm = scripted_lm(draft("Shirley Temple", f"Shirley Temple [1]. To print it:\n{BROKEN_BLOCK}"),
+                     {"fixed_code": "print('Shirley Temple'))"})
+    result = run(lm, docs=CLIFF)
+    assert actions(result)[-1] == "repair_code" and result.trace.resources.lm.calls == 2
+    assert BROKEN_BLOCK in result.answer
+    assert [(c.status, c.line, c.repaired) for c in result.code_blocks] == [("invalid", 1, False)]
+    assert any(w.startswith("code block 1 (python) does not parse, line 1: '(' was never closed") for w in result.warnings)
+
+
+def test_valid_and_unchecked_blocks_cost_no_lm_call_and_are_reported():
+    answer = "Shirley Temple [1].\n```python\nprint('Shirley Temple')\n```\n```rust\nfn main() {\n```"
+    result = run(scripted_lm(draft("Shirley Temple", answer)), docs=CLIFF)
+    assert actions(result) == ["decompose", "retrieve", "draft", "answer"] and result.trace.resources.lm.calls == 1
+    assert [(c.language, c.status) for c in result.code_blocks] == [("python", "valid"), ("rust", "unchecked")]
+
+
+def test_a_program_saved_before_the_code_repair_loads_with_its_default_prompt():
+    old = GatedRAG(FakeSearch(CLIFF)).dump_state()
+    del old["repair_code"]
+    old["synthesize"]["signature"]["instructions"] = "tuned synthesizer"
+    loaded = GatedRAG(FakeSearch(CLIFF)).load_state(old)
+    assert loaded.synthesize.signature.instructions == "tuned synthesizer"
+    assert loaded.repair_code.signature.instructions == RepairCode.instructions
+
+
+def test_the_repair_prompt_travels_with_a_saved_program(tmp_path):
+    rag = GatedRAG(FakeSearch(CLIFF))
+    rag.repair_code.demos = [dspy.Example(language="python", code="f(", error="line 1: x", fixed_code="f()")]
+    rag.save(tmp_path / "program.json")
+    loaded = GatedRAG(FakeSearch(CLIFF))
+    loaded.load(tmp_path / "program.json")
+    assert loaded.repair_code.demos[0]["fixed_code"] == "f()"

@@ -1,7 +1,7 @@
 """The readable rendering shows the short answer, each step's rule and its signals."""
 
 from program.render import render_result
-from program.result import Result, Step, Trace
+from program.result import CodeCheck, Result, Step, Trace
 
 
 def test_render_shows_the_short_answer_rule_and_signals():
@@ -14,3 +14,10 @@ def test_render_shows_the_short_answer_rule_and_signals():
 def test_render_says_when_the_program_abstained():
     text = render_result(Result(question="q", answer="The evidence does not say.", abstained=True))
     assert text.startswith("short answer: (abstained")
+
+
+def test_render_lists_each_code_block_with_its_status():
+    checks = [CodeCheck(block=1, language="python", status="valid", repaired=True),
+              CodeCheck(block=2, language="", status="unchecked")]
+    text = render_result(Result(question="q", answer="a", code_blocks=checks))
+    assert "Code blocks: 1 python repaired, 2 (no language) unchecked" in text
