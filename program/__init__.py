@@ -13,9 +13,13 @@ os.environ.setdefault("HF_DATASETS_OFFLINE", "1")
 
 
 def __getattr__(name: str):
-    # `from program import load` without importing DSPy for every `import program`
+    # `from program import load, AnswerResponse` without importing DSPy for every `import program`
     if name == "load":
         from program.loading import load
 
         return load
+    if name == "AnswerResponse":
+        from program.answer_response import AnswerResponse
+
+        return AnswerResponse
     raise AttributeError(f"module 'program' has no attribute {name!r}")

@@ -85,7 +85,9 @@ def _parser() -> argparse.ArgumentParser:
 
     ask = sub.add_parser("ask", help="answer a question with citations and a decision trace")
     ask.add_argument("question")
-    ask.add_argument("--json", action="store_true", help="print the result contract as JSON")
+    ask.add_argument("--json", action="store_true", help="print the response contract as JSON (the same as HTTP /answer; "
+                     "schema: program/answer_response.schema.json)")
+    ask.add_argument("--trace", action="store_true", help="with --json, include the decision trace")
     ask.add_argument("--profile", choices=["local", "openai"], help="LM profile (default: openai if OPENAI_API_KEY is set, else local)")
     ask.add_argument("--local-model", choices=["qwen2.5-coder-0.5b", "qwen2.5-coder-1.5b"], help="model of the local profile")
     ask.add_argument("--program", type=Path, help="a compiled program JSON (prompts, demos, thresholds)")
@@ -157,6 +159,7 @@ def _ask(args: argparse.Namespace) -> int:
 def _answer(question: str, settings, args: argparse.Namespace) -> int:
     import dspy
 
+    from program.answer_response import respond
     from program.factory import build_program
     from program.lm.lm_profiles import build_lm
     from program.render import render_result
@@ -169,7 +172,7 @@ def _answer(question: str, settings, args: argparse.Namespace) -> int:
         # compiles the schema to a grammar), and it spares ChatAdapter's failed first try.
         dspy.configure(lm=handle.lm, adapter=dspy.JSONAdapter(), track_usage=True)
         result = rag(question=question).result
-    print(result.model_dump_json(indent=2) if args.json else render_result(result))
+    print(respond(result, include_trace=args.trace).model_dump_json(indent=2) if args.json else render_result(result))
     return 0 if result.trace.ended != "error" else 1
 
 

@@ -4,6 +4,9 @@ A compiled program is the JSON `GatedRAG.save()` writes: each predictor's prompt
 the thresholds, and metadata naming the gatedrag format and the library versions it was made
 with. Anything missing or incompatible is a `ProgramLoadError` that says what, never a bare
 traceback. The search and web backends come from settings (or are passed in, as tests do).
+Calling the program returns a `dspy.Prediction` whose `.result` is the loop's own `Result`;
+`program.answer_response.AnswerResponse.from_prediction(prediction)` turns it into the response
+contract that the CLI, HTTP, MCP and MLflow return.
 This module does not save programs; `GatedRAG.save()` does.
 """
 

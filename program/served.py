@@ -1,9 +1,12 @@
-"""A GatedRAG as a model server runs it: with no LM configured, and pickled as its saved state.
+"""A GatedRAG as a model server runs it: with no LM configured, pickled as its saved state, and
+answering with the response contract.
 
 MLflow's DSPy flavor pickles the module and calls it with no LM in the settings. `ServedGatedRAG`
 then takes the settings' default LM (`program.lm.default_lm`), and pickles as its saved state only,
 so no store handle, file lock or API key ever lands in a pickle: the loading process rebuilds
-search and web from its own settings (`rebuild`). The loop itself knows nothing of this.
+search and web from its own settings (`rebuild`). Its prediction's fields are those of
+`program.answer_response.AnswerResponse` as JSON, so the MLflow model's predictions are the same
+contract as HTTP and MCP. The loop itself knows nothing of this.
 """
 
 from __future__ import annotations
@@ -12,20 +15,28 @@ import copy
 
 import dspy
 
+from program.answer_response import respond
 from program.lm.default_lm import default_lm
 from program.hints import Hints
 from program.loop import GatedRAG
+from program.result import Result
 from program.settings import Settings
 
 
 class ServedGatedRAG(GatedRAG):
     settings: Settings | None = None  # what `rebuild` read; the default LM is started from them
 
-    def forward(self, question: str, hints: Hints | None = None, time_limit_s: float | None = None) -> dspy.Prediction:
+    def forward(self, question: str, hints: Hints | None = None, time_limit_s: float | None = None,
+                include_trace: bool = False) -> dspy.Prediction:
+        result = self._result(question, hints, time_limit_s)
+        # subtle: MLflow's pyfunc returns `prediction.toDict()`, so these fields are the model's output
+        return dspy.Prediction(**respond(result, include_trace=include_trace).model_dump(mode="json"))
+
+    def _result(self, question: str, hints: Hints | None, time_limit_s: float | None) -> Result:
         if dspy.settings.lm is None:  # loaded on its own (an MLflow model, say): use the settings' LM
             with dspy.context(lm=default_lm(self.settings or Settings()), adapter=dspy.JSONAdapter()):
-                return super().forward(question, hints, time_limit_s)
-        return super().forward(question, hints, time_limit_s)
+                return super().forward(question, hints, time_limit_s).result
+        return super().forward(question, hints, time_limit_s).result
 
     def __deepcopy__(self, memo):
         # the default deep copy; spelled out because pickling (below) must differ from it

@@ -4,7 +4,8 @@ MLflow's DSPy flavor pickles the module and the DSPy settings of the moment. The
 is logged as a `program.served.ServedGatedRAG`, which pickles as its saved state only, with no LM and no
 callbacks in the settings, so neither an API key nor a dead llama.cpp address is stored: the
 loading process rebuilds search and web from its settings and starts its LM on the first call
-(`program.lm.default_lm`). Needs an active tracking store; logs nothing else.
+(`program.lm.default_lm`). Its predictions are `program.answer_response.AnswerResponse` as JSON,
+the contract HTTP and MCP return. Needs an active tracking store; logs nothing else.
 """
 
 from __future__ import annotations

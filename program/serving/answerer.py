@@ -1,4 +1,4 @@
-"""Answer one service request: the request and response models, LM slots, the time limit.
+"""Answer one service request: the request model, LM slots, the time limit.
 
 Shared by the HTTP service and the MCP server. Each request runs in its own `dspy.context`
 (LM, adapter, usage tracking), and hints apply to a copy of the thresholds, so one request's
@@ -6,6 +6,7 @@ settings never reach another. The local LM has one llama.cpp slot, so by default
 runs the loop at a time and the rest queue; the wait counts against `serve_timeout_s`, the
 loop gets what is left as its soft `time_limit_s`, and a request that gets no slot in time
 returns retrieval-only results with the structured fallback: a warning, never an error.
+The response is `program.answer_response.AnswerResponse`, the contract every surface returns.
 This module does not speak HTTP or MCP; see `program.serving.service` and `program.serving.mcp_server`.
 """
 
@@ -22,7 +23,7 @@ from typing import Annotated
 import dspy
 from pydantic import Field, StringConstraints, field_validator
 
-from program.serving.agent_metadata import Fallback, Quality, Suggestion, describe, fallback_answer
+from program.answer_response import AnswerResponse, respond
 from program.hints import Hints
 from program.loop import NO_ANSWER, GatedRAG
 from program.redaction import redact
@@ -51,21 +52,6 @@ class AnswerRequest(Hints):
 
 class UnknownCollection(ValueError):
     """A request named a collection the store does not hold."""
-
-
-class AnswerResponse(Result):
-    """The result contract plus agent-facing metadata (see `program.serving.agent_metadata`)."""
-
-    confidence: int = Field(0, ge=0, le=100, description="the judge's confidence (a prior from retrieval quality when "
-                            "no judge ran), capped by retrieval quality and by how the loop ended")
-    trace: Trace | None = None
-    retrieval_quality: Quality
-    query_type: str
-    suggestions: list[Suggestion] = []
-    related_queries: list[str] = []
-    fallback: Fallback | None = Field(None, description="set when the evidence is insufficient: what was understood, "
-                                                        "and web searches to run instead of a guess")
-    processing_time_ms: int
 
 
 class Overloaded(RuntimeError):
@@ -159,7 +145,7 @@ class Answerer:
         finally:
             with self._count_lock:
                 self._pending -= 1
-        return respond(result, request, web_configured=rag.web is not None,
+        return respond(result, include_trace=request.include_trace,
                        elapsed_ms=round((time.perf_counter() - started) * 1000))
 
     def _admit(self) -> None:
@@ -212,16 +198,8 @@ def retrieval_only(rag: GatedRAG, question: str, hints: Hints, warning: str) -> 
     kept = [p for p in found if p.similarity is None or p.similarity >= t.score_floor]
     best = max((p.similarity for p in found if p.similarity is not None), default=None)
     step.new_passages, step.top_scores = len(kept), sorted((round(p.similarity or p.score, 3) for p in kept), reverse=True)[:3]
+    # the web label, as the loop records it: the fallback's reason says whether a web was there to search
     trace = Trace(steps=[step], ended="budget_exhausted", query_type=hints.intent or "factual", sub_queries=[question],
-                  query_similarity={question: best}, coverage_similarity=t.coverage_similarity)
+                  query_similarity={question: best}, coverage_similarity=t.coverage_similarity,
+                  web=rag.web.label if rag.web else "none")
     return Result(question=question, answer=NO_ANSWER, warnings=[warning], trace=trace, evidence=kept)
-
-
-def respond(result: Result, request: AnswerRequest, web_configured: bool, elapsed_ms: int) -> AnswerResponse:
-    meta = describe(result, web_configured)
-    fields = result.model_dump(exclude={"trace", "confidence"}) | meta.model_dump(exclude={"fallback"})
-    if meta.fallback:
-        # not a guess: the draft moves to fallback.unverified_draft, with the citations it made
-        fields |= dict(answer=fallback_answer(meta.fallback), citations=[], sources=[])
-    return AnswerResponse(**fields, fallback=meta.fallback, trace=result.trace if request.include_trace else None,
-                          processing_time_ms=elapsed_ms)

@@ -1,9 +1,11 @@
 """The MCP server (`python -m program mcp`, over stdio) with the official `mcp` SDK.
 
-Tools: `answer` (the /answer request, as flat arguments), `search_corpus` (retrieval only, no
-LM, no expansion), `ingest` (files and folders under `ingest_roots`, archives, or URLs when the online
-web backend is configured; the same request as `POST /ingest`) and `corpus_status`. The LM starts on the first `answer` call, so the other tools answer at once
-and a client that never asks a question never loads it.
+Tools: `answer` (the /answer request, as flat arguments; its output schema, which the SDK derives
+from the return type, is `program.answer_response.AnswerResponse`'s), `search_corpus` (retrieval only,
+no LM, no expansion), `ingest` (files and folders under `ingest_roots`, archives, or URLs when the
+online web backend is configured; the same request as `POST /ingest`) and `corpus_status`. The LM
+starts on the first `answer` call, so the other tools answer at once and a client that never asks a
+question never loads it.
 This module does not answer, search or index itself; it exposes `program.serving.answerer`,
 `program.retrieval.retriever`, `program.retrieval.ingest` and `program.retrieval.corpus_status`.
 """
@@ -19,7 +21,8 @@ from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
 from pydantic import Field
 
-from program.serving.answerer import Answerer, AnswerRequest, AnswerResponse, load_engine
+from program.answer_response import AnswerResponse
+from program.serving.answerer import Answerer, AnswerRequest, load_engine
 from program.retrieval.corpus_status import CorpusStatus, corpus_status
 from program.retrieval.fetch import Resolve
 from program.retrieval.ingest import IngestReport, ingest

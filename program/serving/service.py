@@ -8,6 +8,7 @@ partial result with a warning (see `program.serving.answerer`). `/answer` is a p
 request runs in a worker thread; the pool is sized to hold every admitted request. The Host check,
 the optional bearer token and the optional rate limit are in `program.serving.http_guards`; every
 JSON response and error goes through `program.serving.safe_json`, so odd input gets a 4xx, not a 500.
+`/answer` returns `program.answer_response.AnswerResponse`, published in the OpenAPI schema.
 This module does not answer anything itself and never calls `dspy.configure`.
 """
 
@@ -21,8 +22,8 @@ import anyio.to_thread
 from fastapi import FastAPI, HTTPException
 from starlette.middleware.body_limit import RequestBodyLimitMiddleware
 
-from program.serving.answerer import (Answerer, AnswerRequest, AnswerResponse, Overloaded, UnknownCollection, load_program,
-                                      start_lm)
+from program.answer_response import AnswerResponse
+from program.serving.answerer import Answerer, AnswerRequest, Overloaded, UnknownCollection, load_program, start_lm
 from program.serving.corpus_api import corpus_router
 from program.serving.http_guards import install_guards, is_loopback
 from program.serving.safe_json import SafeJSONResponse, install_error_handlers

@@ -1,5 +1,5 @@
 """A compiled program logged to MLflow loads back with mlflow.dspy.load_model, answers a request as
-`mlflow models serve` parses it, and holds no secret."""
+`mlflow models serve` parses it with the response contract, and holds no secret."""
 
 import dspy
 import mlflow
@@ -9,6 +9,7 @@ from mlflow.pyfunc.scoring_server import infer_and_parse_data
 
 import program.factory
 import program.served
+from program.answer_response import AnswerResponse
 from program.settings import Settings
 from optimize.job.mlflow_model import log_program_model
 from program.loop import GatedRAG
@@ -44,13 +45,14 @@ def test_logged_program_loads_with_its_prompts_and_thresholds(tmp_path, monkeypa
     assert isinstance(loaded, GatedRAG) and loaded.thresholds.top_k == 6 and loaded.thresholds.decompose_mode == "none"
     assert loaded.judge.signature.instructions == "Judge carefully."
     served = mlflow.pyfunc.load_model(model_uri)  # as `mlflow models serve` parses a request
-    request = infer_and_parse_data({"inputs": {"question": "Which film?"}}, served.metadata.get_input_schema())
+    request = infer_and_parse_data({"inputs": {"question": "Which 1945 film was it?"}}, served.metadata.get_input_schema())
     # the served model runs under the settings it was logged with (no LM), so it takes the
     # process's default LM, with the JSON adapter: here a scripted one
     scripted = DummyLM([SUFFICIENT], adapter=dspy.JSONAdapter())
     given = []
     monkeypatch.setattr(program.served, "default_lm", lambda settings: given.append(settings) or scripted)
-    assert served.predict(request)["answer"] == "A 1945 film [1]."
+    prediction = served.predict(request)
+    assert prediction["answer"] == "A 1945 film [1]." and set(prediction) == set(AnswerResponse.model_fields)
     assert given[0].collection == Settings().collection  # the loading process's own settings
     stored = b"".join(p.read_bytes() for p in (tmp_path / "artifacts").rglob("*") if p.is_file())
     assert b"sk-secret-do-not-log" not in stored

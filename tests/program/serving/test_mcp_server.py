@@ -10,6 +10,7 @@ import anyio
 import pytest
 from mcp import Client, StdioServerParameters
 
+from program.answer_response import SCHEMA_VERSION, AnswerResponse
 from program.retrieval.chunking import Document
 from program.retrieval.edge_store import EdgeStore
 from program.retrieval.embeddings import load_embedder
@@ -58,6 +59,16 @@ def test_answer_returns_the_same_contract_as_the_http_service(config):
     assert [s["action"] for s in body["trace"]["steps"]] == ["decompose", "retrieve", "draft", "answer"]
     assert body["short_answer"] == "Chief of Protocol"
     assert json.loads(result.content[0].text)["answer"] == body["answer"]
+
+
+def test_the_answer_tool_publishes_the_contracts_output_schema(config):
+    async def tools():
+        async with Client(create_mcp_server(fake_answerer(config), config)) as client:
+            return {t.name: t for t in (await client.list_tools()).tools}
+
+    schema = anyio.run(tools)["answer"].output_schema
+    assert schema["properties"] == AnswerResponse.model_json_schema()["properties"]
+    assert schema["properties"]["schema_version"]["const"] == SCHEMA_VERSION
 
 
 def test_bad_arguments_are_tool_errors_with_a_reason(config):

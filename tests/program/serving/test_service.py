@@ -9,6 +9,7 @@ from concurrent.futures import ThreadPoolExecutor
 import dspy
 import pytest
 
+from program.answer_response import AnswerResponse
 from program.serving.answerer import Answerer, Engine
 from program.loop import GatedRAG
 from program.thresholds import Thresholds
@@ -40,7 +41,9 @@ def test_health_readiness_and_openapi(tmp_path):
         schema = client.get("/openapi.json").json()
         assert client.get("/docs").status_code == 200
     assert {"/answer", "/healthz", "/readyz"} <= set(schema["paths"])
-    assert "retrieval_quality" in schema["components"]["schemas"]["AnswerResponse"]["properties"]
+    answer = schema["paths"]["/answer"]["post"]["responses"]["200"]["content"]["application/json"]["schema"]
+    assert answer == {"$ref": "#/components/schemas/AnswerResponse"}
+    assert set(schema["components"]["schemas"]["AnswerResponse"]["properties"]) == set(AnswerResponse.model_fields)
 
 
 def test_not_ready_until_the_models_load_and_a_failed_load_is_reported(tmp_path):

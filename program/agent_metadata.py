@@ -3,8 +3,8 @@ next actions with parameters, related queries, and a structured fallback instead
 
 Pure functions of a `Result` (and of whether a web backend is configured): no LM, no search,
 no I/O. Retrieval quality is measured, not opined: the share of doc queries whose best indexed
-passage reaches the program's `coverage_similarity`. `program.serving.answerer` attaches all of it to
-each response; this module does not build responses.
+passage reaches the program's `coverage_similarity`. `program.answer_response` attaches all of it to
+the response every surface returns; this module does not build responses.
 """
 
 from __future__ import annotations

@@ -2,7 +2,7 @@
 
 import pytest
 
-from program.serving.agent_metadata import describe, fallback_answer, related_queries, retrieval_quality
+from program.agent_metadata import describe, fallback_answer, related_queries, retrieval_quality
 from program.result import Citation, Resources, Result, Step, Trace
 from tests.conftest import passage
 

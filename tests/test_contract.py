@@ -1,0 +1,68 @@
+"""One contract everywhere: `python -m program ask --json`, the Python API, HTTP `/answer`, MCP `answer`
+and the MLflow model return the same top-level keys, those of `program.answer_response.AnswerResponse`.
+Each surface runs the real loop on the scripted engine of the serving tests; no LM, no index."""
+
+from __future__ import annotations
+
+import contextlib
+import json
+from types import SimpleNamespace
+
+import anyio
+import dspy
+from mcp import Client
+from mlflow.dspy.wrapper import DspyModelWrapper
+
+import program.factory
+import program.lm.lm_profiles
+from program.answer_response import AnswerResponse
+from program.cli import main
+from program.loop import GatedRAG
+from program.served import servable
+from program.serving.mcp_server import create_mcp_server
+from tests.conftest import FakeSearch
+from tests.program.fake_engine import DOCS, QUESTION, fake_answerer, signature_lm
+from tests.program.serving.live_server import serving, settings
+
+
+def cli_keys(monkeypatch, capsys, tmp_path) -> set[str]:
+    monkeypatch.setattr(program.factory, "build_program", lambda *_, **__: GatedRAG(FakeSearch(DOCS)))
+    handle = SimpleNamespace(lm=signature_lm(), description="scripted")
+    monkeypatch.setattr(program.lm.lm_profiles, "build_lm", lambda *_, **__: contextlib.nullcontext(handle))
+    assert main(["ask", QUESTION, "--json", "--data-dir", str(tmp_path)]) == 0
+    return set(json.loads(capsys.readouterr().out))
+
+
+def python_keys() -> set[str]:
+    with dspy.context(lm=signature_lm(), adapter=dspy.JSONAdapter()):
+        prediction = GatedRAG(FakeSearch(DOCS))(question=QUESTION)
+    return set(json.loads(AnswerResponse.from_prediction(prediction).model_dump_json()))
+
+
+def http_keys(tmp_path) -> set[str]:
+    config = settings(tmp_path)
+    with serving(fake_answerer(config), config) as client:
+        return set(client.post("/answer", json={"question": QUESTION}).json())
+
+
+def mcp_keys(tmp_path) -> set[str]:
+    config = settings(tmp_path)
+
+    async def ask():
+        async with Client(create_mcp_server(fake_answerer(config), config)) as client:
+            return await client.call_tool("answer", {"question": QUESTION})
+
+    return set(anyio.run(ask).structured_content)
+
+
+def mlflow_keys() -> set[str]:
+    # the pyfunc wrapper `mlflow.pyfunc.load_model` returns for a logged program; logging and
+    # loading it for real is tests/optimize/job/test_mlflow_model.py
+    model = DspyModelWrapper(servable(GatedRAG(FakeSearch(DOCS))), {"lm": signature_lm(), "adapter": dspy.JSONAdapter()})
+    return set(json.loads(json.dumps(model.predict({"question": QUESTION}))))
+
+
+def test_every_surface_returns_the_same_top_level_keys(tmp_path, monkeypatch, capsys):
+    keys = {"cli": cli_keys(monkeypatch, capsys, tmp_path), "python": python_keys(), "http": http_keys(tmp_path),
+            "mcp": mcp_keys(tmp_path), "mlflow": mlflow_keys()}
+    assert keys == dict.fromkeys(keys, set(AnswerResponse.model_fields))
