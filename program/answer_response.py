@@ -23,7 +23,7 @@ from pydantic import BaseModel, Field
 
 from program.agent_metadata import Fallback, Quality, Suggestion, describe, fallback_answer
 from program.passage import Passage
-from program.result import Citation, Result, Source, Timing, Trace
+from program.result import Citation, CodeCheck, Result, Source, Timing, Trace
 
 if TYPE_CHECKING:
     import dspy
@@ -53,6 +53,8 @@ class AnswerResponse(BaseModel):
     suggestions: list[Suggestion] = []
     related_queries: list[str] = []
     warnings: list[str] = []
+    code_blocks: list[CodeCheck] = Field([], description="every fenced code block of the answer: valid, invalid "
+                                         "(with its error) or unchecked (no parser for its language)")
     fallback: Fallback | None = Field(None, description="set when the evidence is insufficient: what was understood, "
                                                         "and web searches to run instead of a guess")
     timing: Timing = Timing()
