@@ -7,7 +7,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from pydantic import ValidationError
+
 from program.loop import GatedRAG
+from program.thresholds import Thresholds
 from program.retrieval.open_store import open_store
 from program.retrieval.retriever import HybridSearch
 from program.retrieval.store import Store
@@ -25,8 +28,17 @@ def build_program(settings: Settings, program_path: Path | None = None, override
     rag = program_class(HybridSearch.from_settings(settings, "index"), web=_web(settings, store))
     if program_path:
         rag.load(program_path)
-    rag.thresholds = rag.thresholds.model_copy(update=overrides or {})
+    rag.thresholds = _with_overrides(rag.thresholds, overrides or {})
     return rag
+
+
+def _with_overrides(thresholds: Thresholds, overrides: dict) -> Thresholds:
+    """The thresholds with the overrides, validated: `model_copy` would let a budget of -5 run."""
+    try:
+        return Thresholds.model_validate(thresholds.model_dump() | overrides)
+    except ValidationError as error:
+        problems = "; ".join(f"{'.'.join(map(str, e['loc']))} {e['input']!r}: {e['msg'].lower()}" for e in error.errors())
+        raise ValueError(f"invalid setting: {problems}") from None
 
 
 def _web(settings: Settings, store: Store) -> WebSearch | None:

@@ -1,5 +1,7 @@
 """program/factory.py: the program gets the web backend the settings name, or none."""
 
+import pytest
+
 from program.factory import build_program
 from program.retrieval.open_store import open_store
 from program.settings import Settings
@@ -27,3 +29,12 @@ def test_a_collection_never_searches_another_domains_web_corpus(tmp_path):
     assert web.label == "offline (aws_docs_web)"
     named = build_program(settings.model_copy(update={"web_collection": "hotpotqa_web"})).web
     assert named.label == "offline (hotpotqa_web)"  # told to: it may
+
+
+def test_budget_overrides_are_validated_and_a_bad_one_is_one_line_naming_it(tmp_path):
+    settings = Settings(_env_file=None, data_dir=tmp_path, web_backend="none")
+    open_store(settings).ensure(settings.collection)
+    assert build_program(settings, overrides={"max_iterations": 1}).thresholds.max_iterations == 1
+    with pytest.raises(ValueError) as refused:
+        build_program(settings, overrides={"max_iterations": -5})
+    assert "max_iterations -5" in str(refused.value) and "\n" not in str(refused.value)
