@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 from fastapi.testclient import TestClient
 
+from program.serving.ingest_access import MAX_FILE_BYTES
 from program.serving.service import create_app
 from program.settings import Settings
 from tests.program.fake_engine import fake_answerer
@@ -61,3 +62,16 @@ def test_search_refuses_bad_input(tmp_path):
     assert client.get("/search", params={"q": ""}).status_code == 422
     assert client.get("/search", params={"q": "gears", "k": 500}).status_code == 422
     assert client.get("/search", params={"q": "gears", "collection": "../x"}).status_code == 400
+
+
+@pytest.mark.parametrize("name, reason", [(".env", "hidden"), (".ssh/id_rsa", "hidden"), ("keys/server.pem", "key file"),
+                                          ("id_ed25519", "key file"), ("big.md", "cap")])
+def test_remote_ingest_refuses_hidden_key_and_oversized_files_inside_the_roots(tmp_path, name, reason):
+    root = tmp_path / "root"
+    target = root / name
+    target.parent.mkdir(parents=True, exist_ok=True)
+    target.write_text("x" * (MAX_FILE_BYTES + 1) if name == "big.md" else "SECRET=canary")
+    client = app_client(tmp_path, serve_ingest=True, ingest_roots=[root])
+    refused = client.post("/ingest", json={"sources": [str(target)]})
+    assert refused.status_code == 400 and reason in refused.json()["detail"]
+    assert client.get("/corpus").json()["exists"] is False  # nothing was written
