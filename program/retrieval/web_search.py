@@ -1,7 +1,9 @@
 """Web search behind one interface: Tavily online, or a local web corpus offline.
 
 Both backends return `WebResult`s in Tavily's result shape, and each converts to a
-`Passage(source="web")`. Tavily answers are cached on disk for `web_cache_ttl_s`.
+`Passage(source="web")`. Tavily answers are cached on disk for `web_cache_ttl_s` (an empty one
+for at most a minute), and after 5 failed searches in a row Tavily is skipped for a minute
+(`program.retrieval.circuit_breaker`) rather than each question waiting out its timeout.
 This module does not decide when to search (see `program.loop`) and does not index the
 offline corpus (see `program.retrieval.indexing`).
 """
@@ -16,7 +18,12 @@ from typing import Protocol
 from pydantic import BaseModel
 
 from program.passage import Passage
+from program.retrieval.circuit_breaker import CircuitBreaker
 from program.settings import Settings
+
+EMPTY_TTL_S = 60.0  # how long an empty Tavily answer is cached, whatever the cache TTL
+BREAKER_FAILURES = 5  # failed searches in a row after which Tavily is skipped...
+BREAKER_COOL_S = 60.0  # ...for this long, then tried again
 
 Search = Callable[[str, int], list[Passage]]  # (query, k) -> passages, e.g. a HybridSearch
 
@@ -70,6 +77,7 @@ class TavilyWeb:
         self._max_results = settings.tavily_max_results
         self._timeout = settings.tavily_timeout_s
         self._endpoint = self._client.base_url
+        self._breaker = CircuitBreaker(BREAKER_FAILURES, BREAKER_COOL_S)  # an outage costs one timeout per 5, not each
 
     def search(self, query: str, max_results: int | None = None) -> list[WebResult]:
         query = query.strip()
@@ -78,17 +86,24 @@ class TavilyWeb:
         cached = self._cache.get(key)
         if cached is None:
             cached = self._fetch(query, options)
-            self._cache.set(key, cached, expire=self._ttl)
+            # an empty answer may be a hiccup of the service: keep it only briefly
+            self._cache.set(key, cached, expire=self._ttl if cached else min(self._ttl, EMPTY_TTL_S))
         return [WebResult.model_validate(r) for r in cached]
 
     def _fetch(self, query: str, options: dict) -> list[dict]:
+        if (wait := self._breaker.seconds_open()) > 0:
+            raise WebSearchError(f"tavily skipped: {self._breaker.threshold} failures in a row; "
+                                 f"trying again in {wait:.0f} s")
         try:
             response = self._client.search(query, timeout=self._timeout, **options)
             # keep only the fields we use, so nothing else the API returns is written to disk
-            return [WebResult.model_validate(r).model_dump() for r in response.get("results", [])]
+            results = [WebResult.model_validate(r).model_dump() for r in response.get("results", [])]
         except Exception as error:  # any client, transport or response-shape failure is a failed search
+            self._breaker.failed()
             # `from None`: a chained requests error carries the request, Authorization header included
             raise WebSearchError(self._redact(f"tavily search failed: {type(error).__name__}: {error}")) from None
+        self._breaker.succeeded()
+        return results
 
     def _redact(self, text: str) -> str:
         secret = self._key.get_secret_value() if self._key else ""

@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from program.settings import Settings
+from program.retrieval import web_search
 from program.retrieval.web_search import OfflineWeb, TavilyWeb, WebResult, WebSearchError, build_web_search
 from tests.conftest import FakeSearch, passage, send_json
 
@@ -19,7 +20,7 @@ SECRET = "tvly-dev-SECRET0123456789"
 
 
 class FakeTavily:
-    """Answers POST /search like Tavily; records each request. `mode`: ok, error (HTTP 500) or slow."""
+    """Answers POST /search like Tavily; records each request. `mode`: ok, empty (no results), error (HTTP 500) or slow."""
 
     def __init__(self):
         self.requests: list[dict] = []
@@ -34,6 +35,8 @@ class FakeTavily:
                     time.sleep(1.0)
                 failing = fake.mode == "error"
                 status, payload = (500, {"detail": {"error": "boom"}}) if failing else (200, fake.answer(body))
+                if fake.mode == "empty":
+                    payload["results"] = []
                 send_json(self, status, payload)
 
             def log_message(self, *args):  # keep test output clean
@@ -185,3 +188,33 @@ def test_an_offline_page_from_an_archive_keeps_where_it_came_from():
     (result,) = OfflineWeb(FakeSearch([ingested])).search("quotas listed", max_results=1)
     found = result.to_passage()
     assert found.origin == found.doc_id == member  # so a gold page's path still matches it
+
+
+def test_an_empty_answer_is_cached_only_briefly(tmp_path, fake_tavily, monkeypatch):
+    monkeypatch.setattr(web_search, "EMPTY_TTL_S", 0.2)
+    web = TavilyWeb(tavily_settings(tmp_path, fake_tavily.url))
+    fake_tavily.mode = "empty"
+    assert web.search("nothing") == [] and web.search("nothing") == []
+    assert len(fake_tavily.requests) == 1  # within the short TTL, from the cache
+    time.sleep(0.3)
+    web.search("nothing")
+    fake_tavily.mode = "ok"
+    web.search("something")
+    time.sleep(0.3)
+    web.search("something")
+    assert len(fake_tavily.requests) == 3  # the empty answer was asked again; the full one stayed cached
+
+
+def test_five_failures_in_a_row_open_the_breaker_until_it_cools(tmp_path, fake_tavily, monkeypatch):
+    monkeypatch.setattr(web_search, "BREAKER_COOL_S", 0.3)
+    web = TavilyWeb(tavily_settings(tmp_path, fake_tavily.url))
+    fake_tavily.mode = "error"
+    for i in range(5):
+        with pytest.raises(WebSearchError, match="tavily search failed"):
+            web.search(f"outage {i}")
+    with pytest.raises(WebSearchError, match="5 failures in a row"):
+        web.search("outage 5")
+    assert len(fake_tavily.requests) == 5  # the sixth never reached the service
+    fake_tavily.mode = "ok"
+    time.sleep(0.35)
+    assert len(web.search("recovered")) == 5 and len(fake_tavily.requests) == 6
