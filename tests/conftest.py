@@ -6,6 +6,7 @@ from __future__ import annotations
 import copy
 import importlib
 import json
+import logging
 from http.server import BaseHTTPRequestHandler
 
 import pytest
@@ -81,3 +82,11 @@ def send_json(handler: BaseHTTPRequestHandler, status: int, payload) -> None:
     handler.send_header("Content-Length", str(len(body)))
     handler.end_headers()
     handler.wfile.write(body)
+
+
+@pytest.fixture
+def restore_logging():
+    """Puts back the log-record factory a test's log redaction replaced."""
+    make = logging.getLogRecordFactory()
+    yield
+    logging.setLogRecordFactory(make)

@@ -4,15 +4,7 @@ from __future__ import annotations
 
 import logging
 
-import pytest
 from program.redaction import MARKER, install_log_redaction, redact, remember
-
-
-@pytest.fixture
-def restore_logging():
-    make = logging.getLogRecordFactory()
-    yield
-    logging.setLogRecordFactory(make)
 
 
 def test_a_remembered_value_is_redacted_longest_first_and_short_values_are_ignored():

@@ -43,13 +43,6 @@ def config(monkeypatch, tmp_path) -> Settings:
     return Settings(_env_file=None, data_dir=tmp_path, profile="local", web_backend="offline")
 
 
-@pytest.fixture
-def restore_logging():
-    make = logging.getLogRecordFactory()
-    yield
-    logging.setLogRecordFactory(make)
-
-
 def test_every_secret_setting_has_a_canary():
     secret = {field.validation_alias.choices[0] if field.validation_alias else f"GATEDRAG_{name.upper()}"
               for name, field in Settings.model_fields.items() if SecretStr in typing.get_args(field.annotation)}
