@@ -19,6 +19,7 @@ from program.citations import attach_missing, cited_numbers
 from program.evidence import EvidencePool, Shown
 from program.gate import Progress, Verdict
 from program.passage import Passage
+from program.redaction import redact
 from program.result import Action, Citation, CodeCheck, Ending, Resources, Result, Source, Step, Timing, Tokens, Trace
 from program.signals import Signals
 from program.thresholds import Thresholds
@@ -167,8 +168,6 @@ class RunState:
             self._current.lm.calls += 1
 
     def warn(self, message: str) -> None:
-        from program.redaction import redact  # here, so this method is the file's only change
-
         message = redact(message)  # warnings quote raw error text, which can hold a key
         self.warnings.append(message)
         if self._current is not None:
