@@ -1,0 +1,1 @@
+"""The checks of `bench/faults.py`: one module per fault family, each with `run(quick) -> list[Figure]`."""
