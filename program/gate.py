@@ -79,7 +79,7 @@ def decide(s: Signals, p: Progress, b: Budget, t: Thresholds) -> Decision:
         return _finish("covered_with_cliff", f"every sub-query, entity and question term covered, score cliff {s.cliff:.2f}", p)
     if b.iterations > 0 and (expand := _expand(s, p, b, t)) is not None:
         return expand
-    gap = s.missing_entities or s.uncovered
+    gap = s.missing_entities or s.pageless_gaps
     # subtle: page titles speak for the collection only; a web result's title ("Ed Wood - Wikipedia")
     # is never a name's page, so once the web has had its say, a missing page is no reason to abstain
     unsourced = missing_pages(s, t) if not p.searched_web else ()
@@ -110,8 +110,9 @@ def _expand(s: Signals, p: Progress, b: Budget, t: Thresholds) -> Decision | Non
         return Decision("expand_locality", "strong_hit_neighbours", f"{s.strong_neighbours} strong hit(s) have "
                         "unread neighbouring chunks; reading them before any rewrite")
     web = web_queries(s, p)
-    if gap and b.web_searches > 0 and web:
-        return Decision("search_web", "gap_to_web", f"the collection does not cover {_names(gap)}", queries=web)
+    if (s.missing_entities or s.pageless_gaps) and b.web_searches > 0 and web:
+        return Decision("search_web", "gap_to_web", f"the collection has no page to cover "
+                        f"{_names(s.missing_entities or s.pageless_gaps)}", queries=web)
     verdict = p.verdict
     if not _judged_gap_open(s, p, t):
         return None
@@ -154,8 +155,8 @@ def _second_hop(s: Signals, p: Progress, b: Budget) -> Decision | None:
     """A bridge question whose second page is missing: the evidence never uses some of the
     question's terms, and no passage is about the name it goes through. First the collection,
     for a page on that name (milliseconds, no LM); if it has a page on none of them, the web, once."""
-    if not s.unmet_bridges:
-        return None
+    if not s.unmet_bridges or (s.compared and not s.compared_pageless):
+        return None  # a comparison with both pages at hand has its answer there: no name to go through
     missing = _names(s.missing_terms)
     hop = tuple(q for q in s.unmet_bridges if q not in p.tried_docs)
     if p.doc_rounds == 0 and b.doc_queries > 0 and hop:
@@ -199,9 +200,10 @@ def _finish(rule: str, reason: str, p: Progress, ended: Ending = "answered") -> 
 
 def web_queries(s: Signals, p: Progress, limit: int = 2) -> tuple[str, ...]:
     """What to search the web for, in one place: the judge's gaps, then the uncovered
-    sub-queries, then the missing entities; never a query already searched."""
+    sub-queries the collection has no page for, then the missing entities; never a query
+    already searched."""
     judged = p.verdict.gaps if p.verdict else ()
-    wanted = [*judged, *s.uncovered, *s.missing_entities]
+    wanted = [*judged, *s.pageless_gaps, *s.missing_entities]
     return tuple(dict.fromkeys(q for q in wanted if q and q not in p.searched_web))[:limit]
 
 

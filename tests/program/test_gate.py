@@ -34,8 +34,14 @@ def test_covered_but_flat_asks_the_judge():
 
 
 def test_an_uncovered_sub_query_goes_to_the_web_with_it_as_the_query():
-    d = decide(signals(uncovered=("Ed Wood nationality",)), Progress(), FULL, T)
+    gap = ("Ed Wood nationality",)
+    d = decide(signals(uncovered=gap, pageless_gaps=gap), Progress(), FULL, T)
     assert (d.action, d.rule, d.queries) == ("search_web", "gap_to_web", ("Ed Wood nationality",))
+
+
+def test_an_uncovered_sub_query_whose_page_is_at_hand_is_no_web_gap():
+    d = decide(signals(cliff=0.05, uncovered=("Buck-Tick hail",)), Progress(), FULL, T)
+    assert (d.action, d.rule) == ("judge", "ambiguous")
 
 
 def test_a_missing_entity_goes_to_the_web():
@@ -144,12 +150,13 @@ def test_an_expansion_that_found_nothing_new_is_not_repeated_only_the_web_is_lef
 
 
 def test_an_uncovered_sub_query_with_no_web_and_weak_retrieval_abstains():
-    d = decide(signals(best=0.4, uncovered=("For Against United States",)), Progress(), NO_WEB, T)
+    gap = ("For Against United States",)
+    d = decide(signals(best=0.4, uncovered=gap, pageless_gaps=gap), Progress(), NO_WEB, T)
     assert (d.action, d.rule) == ("abstain", "gap_unresolved") and "does not cover" in d.reason
 
 
 def test_a_saturated_pool_still_closes_a_clear_gap_but_not_a_judged_one():
-    assert decide(signals(saturation=1.5, uncovered=("a b",)), Progress(), FULL, T).rule == "gap_to_web"
+    assert decide(signals(saturation=1.5, uncovered=("a b",), pageless_gaps=("a b",)), Progress(), FULL, T).rule == "gap_to_web"
     p = Progress(has_draft=True, draft_current=True, verdict=Verdict(False, 0.2, gaps=("x",)))
     assert decide(signals(saturation=1.5, cliff=0.0), p, FULL, T).rule == "gaps_left"
 
@@ -247,3 +254,11 @@ def test_names_no_passage_even_mentions_miss_their_pages_however_strong_the_best
     pool = [passage("Kaiser Shipyards", "The Kaiser Shipyards built ships in Richmond.")]
     s = measure({q: [0.9]}, q, ["Kaiser Ventures"], pool, T)
     assert s.entity_coverage == 0 and missing_pages(s, T) == ("Kaiser Ventures",)
+
+
+def test_a_comparison_with_both_pages_at_hand_takes_no_second_hop():
+    gap = signals(term_coverage=0.5, missing_terms=("taller",), bridges=("Red Eye Grill",),
+                  unmet_bridges=("Red Eye Grill",), compared=2)
+    assert decide(gap, Progress(question="Q?"), FULL, T).rule == "ambiguous"
+    one_side_missing = replace(gap, compared_pageless=("888 7th Avenue",))
+    assert decide(one_side_missing, Progress(question="Q?"), FULL, T).rule == "term_gap_to_docs"

@@ -94,17 +94,27 @@ def test_a_judged_gap_the_collection_cannot_close_goes_to_the_web_and_refines_ov
     assert result.trace.web == "fake web"  # the trace names the web it searched
 
 
-def test_an_uncovered_sub_query_goes_to_the_web_before_any_lm_call():
+def test_a_compared_name_with_no_page_goes_to_the_web_before_any_lm_call():
     question = "Were Scott Derrickson and Ed Wood of the same nationality?"
     docs = [passage("Scott Derrickson", "Scott Derrickson is an American director.", similarity=0.8),
-            passage("Ed Wood (film)", "Ed Wood is a film by Tim Burton about the nationality of no one.", similarity=0.3)]
+            passage("Plan 9 from Outer Space", "Plan 9 is a film by Ed Wood about the nationality of no one.", similarity=0.3)]
     web = FakeWeb([passage("Ed Wood", "Edward Davis Wood Jr. was an American filmmaker.", source="web")])
     result = run(scripted_lm(draft("yes", "Both are American [1][3].")), docs=docs, web=web, question=question,
                  thresholds=Thresholds(coverage_similarity=0.55))
     assert actions(result)[:4] == ["decompose", "retrieve", "search_web", "refine"] or \
         actions(result)[:4] == ["decompose", "retrieve", "search_web", "draft"]
-    assert result.trace.steps[2].rule == "gap_to_web" and web.queries
+    assert result.trace.steps[2].rule == "no_page_to_web" and "Ed Wood" in web.queries
     assert result.short_answer == "yes"
+
+
+def test_a_name_the_evidence_never_mentions_goes_to_the_web_before_any_lm_call():
+    question = "What did Ed Wood direct with Scott Derrickson?"
+    docs = [passage("Scott Derrickson", "Scott Derrickson is an American director.", similarity=0.8)]
+    web = FakeWeb([passage("Ed Wood", "Edward Davis Wood Jr. directed Plan 9.", source="web")])
+    lm = scripted_lm(verdict(True, 0.9, short="Plan 9", answer="He directed Plan 9 [2]."))
+    result = run(lm, docs=docs, web=web, question=question)
+    assert actions(result)[2] == "search_web" and rules(result)[0] == "gap_to_web"
+    assert web.queries == ["Ed Wood direct", "Ed Wood"] and result.short_answer == "Plan 9"
 
 
 def test_a_missing_entity_with_no_web_abstains_with_no_lm_call():
