@@ -202,10 +202,15 @@ def test_a_hop_that_found_no_page_on_the_bridge_goes_to_the_web_even_if_other_hi
     assert decide(after_hop, searched, FULL, T).rule == "covered_with_cliff"  # the web had its try
 
 
-def test_a_question_with_no_page_for_any_of_its_names_goes_to_the_web_first():
-    s = signals(best=0.4, named=1, pageless=("Ralph Hefferline",))
+def test_a_comparison_side_with_no_page_goes_to_the_web_first():
+    s = signals(best=0.9, named=2, pageless=("Annie Morton",), compared=2, compared_pageless=("Annie Morton",))
     d = decide(s, Progress(question="q"), FULL, T)
-    assert (d.action, d.rule) == ("search_web", "no_page_to_web") and "Ralph Hefferline" in d.queries
+    assert (d.action, d.rule) == ("search_web", "no_page_to_web") and "Annie Morton" in d.queries
+
+
+def test_with_the_web_to_try_a_question_with_no_page_for_its_names_is_the_judge_s_call():
+    s = signals(best=0.4, named=1, pageless=("Ralph Hefferline",))
+    assert decide(s, Progress(question="q"), FULL, T).rule == "ambiguous"
 
 
 def test_with_no_web_a_question_with_no_page_for_its_names_abstains_with_no_lm_call():
