@@ -120,12 +120,14 @@ def unused_terms(wanted: list[str], text: str) -> tuple[str, ...]:
 
 
 def bridge_entities(question: str, entities: list[str], pool: list[Passage], limit: int = 2) -> tuple[str, ...]:
-    """The names a bridge question goes through: those in the sentence, of a passage about one of
-    the question's names, that shares most terms with the question ("He worked as a software
-    engineer in Tata Consultancy Services"), other than the question's names and the passage's
-    own subject. Empty when no such sentence names anything."""
+    """The names a bridge question goes through: those in the sentence, of a page on one of the
+    question's names (its title names it), that shares most terms with the question ("He worked
+    as a software engineer in Tata Consultancy Services"), other than the question's names and the
+    page's own subject. Empty when no such sentence names anything.
+    subtle: a page that merely mentions a name is often the second hop itself (Alex Ferguson's
+    page mentions Manchester United); the names in its sentences lead nowhere."""
     wanted = set(question_terms(question, entities))
-    about = [p for p in pool if any(mentions(e, f"{p.title} {p.text}") for e in entities)]
+    about = [p for p in pool if any(has_page(e, [p]) for e in entities)]
     scored = [(len(terms(s) & wanted), s, p.title) for p in about for s in split_sentences(p.text)]
     hits, sentence, subject = max(scored, key=lambda x: x[0], default=(0, "", ""))
     known = [*entities, subject]

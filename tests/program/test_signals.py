@@ -163,3 +163,11 @@ def test_with_no_bridge_page_the_terms_count_only_where_the_question_s_names_are
     assert s.unmet_bridges == ("Androscoggin Bank Colisée",) and "seat" in s.missing_terms
     met = measure({q: [0.7]}, q, ["Lewiston Maineiacs"], [team, other, passage("Androscoggin Bank Colisée", "It can seat 4,000 people.")], T)
     assert met.unmet_bridges == () and met.missing_terms == ()
+
+
+def test_a_bridge_comes_from_a_page_on_a_question_name_not_a_page_that_mentions_it():
+    q = "The manager who recruited David Beckham managed Manchester United during what timeframe?"
+    ferguson = passage("Alex Ferguson", "Ferguson managed Manchester United and recruited players from Burnley.")
+    assert bridge_entities(q, ["David Beckham", "Manchester United"], [ferguson]) == ()
+    united = passage("Manchester United", "Manchester United recruited David Beckham under Alex Ferguson.")
+    assert bridge_entities(q, ["David Beckham", "Manchester United"], [united, ferguson]) == ("Alex Ferguson",)
