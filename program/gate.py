@@ -79,7 +79,7 @@ def decide(s: Signals, p: Progress, b: Budget, t: Thresholds) -> Decision:
         return _finish("covered_with_cliff", f"every sub-query, entity and question term covered, score cliff {s.cliff:.2f}", p)
     if b.iterations > 0 and (expand := _expand(s, p, b, t)) is not None:
         return expand
-    gap = s.missing_entities or s.pageless_gaps
+    gap = s.missing_entities or (s.pageless_gaps if b.web_searches <= 0 else ())  # with the web left, the judge's call
     # subtle: page titles speak for the collection only; a web result's title ("Ed Wood - Wikipedia")
     # is never a name's page, so once the web has had its say, a missing page is no reason to abstain.
     # With the web still to try, only a comparison's missing side is: the question's names all
@@ -112,9 +112,12 @@ def _expand(s: Signals, p: Progress, b: Budget, t: Thresholds) -> Decision | Non
         return Decision("expand_locality", "strong_hit_neighbours", f"{s.strong_neighbours} strong hit(s) have "
                         "unread neighbouring chunks; reading them before any rewrite")
     web = web_queries(s, p)
-    if (s.missing_entities or s.pageless_gaps) and b.web_searches > 0 and web:
+    # subtle: a name the pool mentions but has no page on is often a side character of a page at
+    # hand (a coach, a voting body); only with a weak best hit is its page likely missing
+    unpaged = s.pageless_gaps if s.best < t.web_gap_similarity else ()
+    if (s.missing_entities or unpaged) and b.web_searches > 0 and web:
         return Decision("search_web", "gap_to_web", f"the collection has no page to cover "
-                        f"{_names(s.missing_entities or s.pageless_gaps)}", queries=web)
+                        f"{_names(s.missing_entities or unpaged)}", queries=web)
     verdict = p.verdict
     if not _judged_gap_open(s, p, t):
         return None

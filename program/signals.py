@@ -128,11 +128,15 @@ def bridge_entities(question: str, entities: list[str], pool: list[Passage], lim
     page mentions Manchester United); the names in its sentences lead nowhere."""
     wanted = set(question_terms(question, entities))
     about = [p for p in pool if any(has_page(e, [p]) for e in entities)]
-    scored = [(len(terms(s) & wanted), s, p.title) for p in about for s in split_sentences(p.text)]
-    hits, sentence, subject = max(scored, key=lambda x: x[0], default=(0, "", ""))
-    known = [*entities, subject]
-    return tuple(e for e in named_entities(sentence) if hits and _can_bridge(e, sentence)
-                 and not any(mentions(e, k) or mentions(k, e) for k in known))[:limit]
+    scored = [(len(terms(s) & wanted), _new_names(s, [*entities, p.title])) for p in about for s in split_sentences(p.text)]
+    hits, names = max(((h, n) for h, n in scored if n), key=lambda x: x[0], default=(0, ()))
+    return names[:limit] if hits else ()
+
+
+def _new_names(sentence: str, known: list[str]) -> tuple[str, ...]:
+    """The names in the sentence a page could be titled after, other than the known ones."""
+    return tuple(e for e in named_entities(sentence) if _can_bridge(e, sentence)
+                 and not any(mentions(e, k) or mentions(k, e) for k in known))
 
 
 def _can_bridge(name: str, sentence: str) -> bool:

@@ -33,10 +33,16 @@ def test_covered_but_flat_asks_the_judge():
     assert decide(signals(plateau=True), Progress(), FULL, T).action == "judge"
 
 
-def test_an_uncovered_sub_query_goes_to_the_web_with_it_as_the_query():
+def test_an_uncovered_sub_query_with_no_page_and_a_weak_best_hit_goes_to_the_web_with_it_as_the_query():
     gap = ("Ed Wood nationality",)
-    d = decide(signals(uncovered=gap, pageless_gaps=gap), Progress(), FULL, T)
+    d = decide(signals(best=0.5, uncovered=gap, pageless_gaps=gap), Progress(), FULL, T)
     assert (d.action, d.rule, d.queries) == ("search_web", "gap_to_web", ("Ed Wood nationality",))
+
+
+def test_with_a_strong_best_hit_a_sub_query_with_no_page_is_the_judge_s_call_not_the_web_s():
+    gap = ("Shaka Smart third year head coach",)
+    d = decide(signals(best=0.8, cliff=0.05, uncovered=gap, pageless_gaps=gap), Progress(), FULL, T)
+    assert (d.action, d.rule) == ("judge", "ambiguous")
 
 
 def test_an_uncovered_sub_query_whose_page_is_at_hand_is_no_web_gap():
@@ -156,7 +162,8 @@ def test_an_uncovered_sub_query_with_no_web_and_weak_retrieval_abstains():
 
 
 def test_a_saturated_pool_still_closes_a_clear_gap_but_not_a_judged_one():
-    assert decide(signals(saturation=1.5, uncovered=("a b",), pageless_gaps=("a b",)), Progress(), FULL, T).rule == "gap_to_web"
+    gap = signals(best=0.5, saturation=1.5, uncovered=("a b",), pageless_gaps=("a b",))
+    assert decide(gap, Progress(), FULL, T).rule == "gap_to_web"
     p = Progress(has_draft=True, draft_current=True, verdict=Verdict(False, 0.2, gaps=("x",)))
     assert decide(signals(saturation=1.5, cliff=0.0), p, FULL, T).rule == "gaps_left"
 

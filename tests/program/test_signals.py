@@ -171,3 +171,9 @@ def test_a_bridge_comes_from_a_page_on_a_question_name_not_a_page_that_mentions_
     assert bridge_entities(q, ["David Beckham", "Manchester United"], [ferguson]) == ()
     united = passage("Manchester United", "Manchester United recruited David Beckham under Alex Ferguson.")
     assert bridge_entities(q, ["David Beckham", "Manchester United"], [united, ferguson]) == ("Alex Ferguson",)
+
+
+def test_the_bridge_sentence_is_the_best_one_that_names_something_new():
+    q = "A medieval fortress in Dirleton borders on the south side of what coastal area?"
+    village = passage("Dirleton", "Dirleton is a medieval village. It lies south of the Yellowcraigs nature reserve.")
+    assert bridge_entities(q, ["Dirleton"], [village]) == ("Yellowcraigs",)
