@@ -105,7 +105,8 @@ def _expand(s: Signals, p: Progress, b: Budget, t: Thresholds) -> Decision | Non
         return hop  # before diminishing returns: a doc hop that found nothing is what sends it to the web
     if (unsourced := s.compared_pageless) and b.web_searches > 0 and not p.searched_web:
         return Decision("search_web", "no_page_to_web", f"no passage is the page of {_names(unsourced)}",
-                        queries=tuple(dict.fromkeys((*web_queries(s, p, limit=1), *unsourced)))[:2])
+                        # the best gap query says what is asked of the side; its bare name finds its page
+                        queries=web_queries(s, p, own=(*web_queries(s, p, limit=1), *unsourced)))
     if p.expansions and (p.last_found_nothing or s.gain < t.min_gain):
         return _judged_gap_to_web(s, p, b, t)  # diminishing returns: only the web is left to try
     if gap and s.strong_neighbours:
@@ -168,8 +169,7 @@ def _second_hop(s: Signals, p: Progress, b: Budget) -> Decision | None:
         return Decision("query_docs", "term_gap_to_docs", f"the evidence never uses {missing}: a second hop "
                         f"through {_names(hop)}", queries=hop)
     met_any = len(s.unmet_bridges) < len(s.bridges)
-    web = tuple(q for q in (p.question, f"{s.unmet_bridges[0]} {' '.join(s.missing_terms)}")
-                if q not in p.searched_web)
+    web = web_queries(s, p, own=(p.question, " ".join((s.unmet_bridges[0], *s.missing_terms))))
     if p.doc_rounds and not met_any and not p.searched_web and b.web_searches > 0 and web:
         return Decision("search_web", "term_gap_to_web", f"the collection has no page on {_names(s.unmet_bridges)} "
                         f"and never uses {missing}", queries=web)
@@ -203,12 +203,12 @@ def _finish(rule: str, reason: str, p: Progress, ended: Ending = "answered") -> 
     return Decision("refine" if p.has_draft else "draft", rule, reason, ended=ended)
 
 
-def web_queries(s: Signals, p: Progress, limit: int = 2) -> tuple[str, ...]:
-    """What to search the web for, in one place: the judge's gaps, then the uncovered
-    sub-queries the collection has no page for, then the missing entities; never a query
-    already searched."""
+def web_queries(s: Signals, p: Progress, own: tuple[str, ...] = (), limit: int = 2) -> tuple[str, ...]:
+    """What to search the web for, in one place: the rule's `own` queries (a comparison side's
+    name, a bridge hop), then the judge's gaps, then the uncovered sub-queries the collection has
+    no page for, then the missing entities; never a query already searched."""
     judged = p.verdict.gaps if p.verdict else ()
-    wanted = [*judged, *s.pageless_gaps, *s.missing_entities]
+    wanted = [*own, *judged, *s.pageless_gaps, *s.missing_entities]
     return tuple(dict.fromkeys(q for q in wanted if q and q not in p.searched_web))[:limit]
 
 
