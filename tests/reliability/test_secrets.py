@@ -77,7 +77,7 @@ def test_result_warnings_never_show_a_key(config):
     stopped = run(scripted_lm(), search=Leaky())
 
     class LeakyWeb(FakeWeb):
-        def search(self, query, max_results=None):
+        def search(self, query, max_results=None, seconds_left=None):
             raise WebSearchError(LEAK)
 
     lm = scripted_lm(verdict(False, 0.1, ["w"]), draft("Shirley Temple", "Shirley Temple [1]."))
