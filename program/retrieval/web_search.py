@@ -120,7 +120,7 @@ class TavilyWeb:
         return results
 
     def _timeout_within(self, seconds_left: float | None) -> float:
-        return self._timeout if seconds_left is None else max(0.1, min(self._timeout, seconds_left))
+        return self._timeout if seconds_left is None else max(0.1, round(min(self._timeout, seconds_left), 1))
 
     def _redact(self, text: str) -> str:
         secret = self._key.get_secret_value() if self._key else ""
