@@ -65,8 +65,7 @@ def run_examples(program: dspy.Module, examples: list[dspy.Example], system: str
     hard_s = max(time_limit_s * HARD_FACTOR, time_limit_s + HARD_GRACE_S) if time_limit_s else None
     with tqdm(total=len(examples), initial=len(records), desc=system, disable=not progress, unit="q") as bar:
         for record in _run(program, todo, system, score, threads, time_limit_s, hard_s, hide_gold):
-            log.append(record)
-            records[record.qid] = record
+            records[record.qid] = log.append(record)  # as written: redacted
             bar.update()
             bar.set_postfix_str(postfix(list(records.values())))
     return [records[e.qid] for e in examples]

@@ -3,7 +3,8 @@
 Modes: ok; empty (no results); error (500); slow (answers after 1 s); throttled (429 with
 Retry-After: `retry_after`); unauthorized (401); bad_gateway (502); garbage (a 200 that is not
 JSON); hang (holds the request until the server is closed). `script` lists the modes of the next
-requests in order, then `mode` answers the rest. Each request is recorded with its arrival time.
+requests in order, then `mode` answers the rest; `error_detail` is what every error says. Each
+request is recorded with its arrival time.
 Shared by the web-search tests, the reliability tests and `bench/fault_checks/web.py`.
 """
 
@@ -23,9 +24,10 @@ FAILING = {"error": (500, {"detail": {"error": "boom"}}), "unauthorized": (401, 
 
 
 class FakeTavily:
-    def __init__(self, retry_after: str = "1"):
+    def __init__(self, retry_after: str = "1", error_detail: str | None = None):
         self.requests: list[dict] = []
         self.mode, self.script, self.retry_after = "ok", [], retry_after
+        self.error_detail = error_detail  # replaces each failing mode's error message (say, with a key in it)
         self.closed = threading.Event()  # releases hanging requests
         self.server = _Server(("127.0.0.1", 0), _handler(self))
         self.url = f"http://127.0.0.1:{self.server.server_address[1]}"
@@ -70,6 +72,8 @@ def _handler(fake: FakeTavily):
             if mode == "garbage":
                 return self._send(200, b"<html>upstream proxy error</html>", "text/html")
             status, payload = FAILING.get(mode, (200, None))
+            if payload and fake.error_detail is not None:
+                payload = {"detail": {"error": fake.error_detail}}
             payload = payload or fake.answer(body)
             if mode == "empty":
                 payload["results"] = []
