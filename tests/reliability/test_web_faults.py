@@ -12,8 +12,8 @@ import pytest
 
 from program.loop import GatedRAG
 from program.retrieval import web_retry
-from program.retrieval.web_retry import retry_after_seconds
 from program.retrieval.web_search import TavilyWeb, WebSearchError
+from program.settings import Settings
 from tests.conftest import FakeSearch, scripted_lm
 from tests.program.retrieval.fake_tavily import FakeTavily
 from tests.program.test_loop import FLAT, QUESTION, verdict
@@ -27,8 +27,6 @@ def tavily():
 
 
 def web(tmp_path, fake: FakeTavily, timeout_s: float = 20.0) -> TavilyWeb:
-    from program.settings import Settings
-
     return TavilyWeb(Settings(_env_file=None, data_dir=tmp_path, web_backend="tavily", tavily_api_key="tvly-test-key",
                               tavily_api_base_url=fake.url, tavily_timeout_s=timeout_s))
 
@@ -82,14 +80,6 @@ def test_with_too_little_time_left_no_request_is_made(tmp_path, tavily):
     with pytest.raises(WebSearchError, match="s left of the time limit"):
         web(tmp_path, tavily).search("river thames", seconds_left=0.3)
     assert tavily.requests == []
-
-
-def test_retry_after_reads_seconds_and_http_dates():
-    now = 1_700_000_000.0
-    assert retry_after_seconds("7") == 7.0
-    assert retry_after_seconds(email.utils.formatdate(now + 12, usegmt=True), now=now) == pytest.approx(12.0)
-    assert retry_after_seconds(email.utils.formatdate(now - 5, usegmt=True), now=now) == 0.0
-    assert retry_after_seconds("soon") is None and retry_after_seconds(None) is None
 
 
 def test_the_loop_gives_a_hanging_web_only_the_questions_time(tmp_path, tavily):
