@@ -16,10 +16,15 @@ import importlib
 import pkgutil
 import sys
 import time
+from pathlib import Path
 
-import program  # noqa: F401  (offline env vars first)
-import fault_checks
-from fault_checks.figure import Figure
+# subtle: the checks drive the fakes the tests use (tests.*), and this checkout's code, not
+# whichever one the venv was installed from
+sys.path.insert(1, str(Path(__file__).resolve().parents[1]))
+
+import program  # noqa: E402,F401  (offline env vars first)
+import fault_checks  # noqa: E402
+from fault_checks.figure import Figure  # noqa: E402
 
 
 def main() -> int:

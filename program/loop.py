@@ -159,9 +159,14 @@ class GatedRAG(dspy.Module):
         with run.timed("web"):
             for q in queries:
                 try:
-                    found += [r.to_passage() for r in self.web.search(q, max_results=run.thresholds.web_results)]
+                    # subtle: the search gets the time left, so a slow or throttled web cannot outlast the question
+                    results = self.web.search(q, max_results=run.thresholds.web_results, seconds_left=run.seconds_left())
                 except WebSearchError as error:
                     run.warn(f"web search failed for {q!r}: {error}")
+                    continue
+                if not results:
+                    run.warn(f"web search found nothing for {q!r}")
+                found += [r.to_passage() for r in results]
         step.top_scores = _top_scores(found)
         step.new_passages = run.add_evidence(found)
         run.memory.tried += queries

@@ -175,8 +175,8 @@ def add_parsers(sub, positive_int) -> None:
         "questions in flight (default: 1 for the local profile, whose llama.cpp server has one slot, so more "
         "threads only queue there and inflate each question's latency; 8 for openai)"))
     ev.add_argument("--timeout", type=float, default=DEFAULT_TIMEOUT_S, help=(
-        f"seconds per question (default {DEFAULT_TIMEOUT_S:g}): the loop then returns its draft; at twice that "
-        "the question is given up and recorded as a timeout"))
+        f"seconds per question (default {DEFAULT_TIMEOUT_S:g}): the LM call in flight is cancelled and the loop "
+        "returns its draft; a question still running 10%% later is given up and recorded as a timeout"))
     ev.add_argument("--judge", default="lexical", choices=["lexical", "lm"], help="citation-support judge of the metrics")
     ev.add_argument("--cache", action="store_true", help="use DSPy's LM cache (cheaper re-runs, but latencies are not real)")
     ev.add_argument("--collection", help="the collection the systems search (default: the dataset's own for "

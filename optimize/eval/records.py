@@ -91,13 +91,17 @@ class RecordLog:
                 records.append(record)
         return records, Recovery(kept=len(records), skipped_lines=skipped, torn_tail_bytes=len(tail))
 
-    def append(self, record: Record) -> None:
+    def append(self, record: Record) -> Record:
+        """Append `record`, redacted, and return it as written: reports built from what this returns
+        show what a resumed run would read back, and no secret the record quoted."""
+        # subtle: the whole line, since warnings, errors and trace fields all quote raw error text
+        line = redact(record.model_dump_json())
         with self._lock:
             _drop_torn_tail(self.path)
             with self.path.open("ab") as out:
-                # subtle: the whole line, since warnings, errors and trace fields all quote raw error text
-                out.write(redact(record.model_dump_json()).encode("utf-8") + b"\n")
+                out.write(line.encode("utf-8") + b"\n")
                 out.flush()
+        return Record.model_validate_json(line)
 
 
 def _drop_torn_tail(path: Path) -> None:

@@ -42,6 +42,20 @@ def test_a_resumed_eval_continues_the_same_mlflow_run(settings, tmp_path):
     assert (tmp_path / RUN_ID_FILE).read_text() == first
 
 
+def test_a_run_killed_before_its_id_was_saved_is_taken_up_again_not_left_running(settings, tmp_path):
+    with tracked_run(settings, tmp_path, PARAMS):
+        orphan = (tmp_path / RUN_ID_FILE).read_text()
+        (tmp_path / RUN_ID_FILE).unlink()  # as if killed between creating the run and saving its id
+    client, other = MlflowClient(tracking_uri(settings)), tmp_path / "other"
+    client.update_run(orphan, status="RUNNING")
+    other.mkdir()
+    with tracked_run(settings, other, PARAMS), tracked_run(settings, tmp_path, PARAMS):
+        pass
+    assert (tmp_path / RUN_ID_FILE).read_text() == orphan  # another folder's run never takes it
+    assert (other / RUN_ID_FILE).read_text() != orphan
+    assert client.get_run(orphan).info.status == "FINISHED"
+
+
 @pytest.mark.parametrize("error, status", [(RuntimeError("boom"), "FAILED"), (KeyboardInterrupt(), "KILLED")])
 def test_an_exception_ends_the_run_failed_and_an_interrupt_killed(settings, tmp_path, error, status):
     with pytest.raises(type(error)), tracked_run(settings, tmp_path, PARAMS):
