@@ -8,12 +8,13 @@ This module only reads `settings.hotpotqa_dir`; it does not index (see `program.
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from urllib.parse import quote
 
 from datasets import load_dataset
 
+from program.errors import BadFileError
+from program.json_file import read_json as read_json_file
 from program.retrieval.chunking import Document
 from program.settings import Settings
 
@@ -63,7 +64,7 @@ def _document(title: str, text: str) -> Document:
 def read_json(settings: Settings, name: str) -> dict:
     # These two are single JSON objects (a config and a title -> sentences map), not record
     # files, so `datasets` cannot load them as tables.
-    return json.loads(data_file(settings, name).read_text(encoding="utf-8"))
+    return read_json_file(data_file(settings, name), BadFileError)
 
 
 def data_file(settings: Settings, name: str) -> Path:
