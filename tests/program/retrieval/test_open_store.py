@@ -25,7 +25,7 @@ def test_a_url_opens_the_server_store_with_its_key(monkeypatch):
     monkeypatch.setattr(server_store, "QdrantClient", lambda **kwargs: kwargs)  # no server to reach
     store = open_store(Settings(_env_file=None, qdrant_url="http://127.0.0.1:9", qdrant_api_key="k"))
     assert isinstance(store, ServerStore) and store.location == "http://127.0.0.1:9"
-    assert store.client == {"url": "http://127.0.0.1:9", "api_key": "k"}
+    assert store.client == {"url": "http://127.0.0.1:9", "api_key": "k", "timeout": 5, "check_compatibility": False}
 
 
 def test_an_index_of_the_older_local_mode_is_named_with_the_rebuild(tmp_path):
@@ -47,7 +47,8 @@ def test_without_an_old_index_the_error_only_says_how_to_build(tmp_path):
 
 
 def test_a_second_process_gets_one_line_naming_the_remedy(tmp_path):
-    held = EdgeStore(tmp_path / "qdrant-edge")  # by this process, until it is closed
+    held = EdgeStore(tmp_path / "qdrant-edge")
+    held.ensure("hotpotqa")  # the folder is made and locked by this process, until it is closed
     done = subprocess.run([sys.executable, "-m", "program", "ask", "Who built the Eiffel Tower?",
                            "--data-dir", str(tmp_path)], capture_output=True, text=True, cwd=PROJECT_ROOT, timeout=300)
     held.close()
