@@ -2,6 +2,7 @@
 meets: an index left by the older local mode, and a folder another process holds."""
 
 import subprocess
+import threading
 import sys
 
 import pytest
@@ -54,3 +55,23 @@ def test_a_second_process_gets_one_line_naming_the_remedy(tmp_path):
     held.close()
     assert done.returncode == 1
     assert done.stderr.count("\n") == 1 and "in use by another process" in done.stderr and "QDRANT_URL" in done.stderr
+
+
+def test_threads_opening_the_store_at_once_share_one(tmp_path):
+    settings = Settings(_env_file=None, data_dir=tmp_path)
+    EdgeStore(settings.qdrant_path).close()  # the folder exists, so the first open locks it
+    start, opened, errors = threading.Barrier(16), [], []
+
+    def open_one():
+        start.wait()
+        try:
+            opened.append(open_store(settings))
+        except Exception as error:  # noqa: BLE001 - any failure fails the test
+            errors.append(error)
+
+    threads = [threading.Thread(target=open_one) for _ in range(16)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert errors == [] and len({id(store) for store in opened}) == 1
