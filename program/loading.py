@@ -17,7 +17,7 @@ import warnings
 from pathlib import Path
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, ValidationError, create_model
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, create_model
 
 from program.errors import BadFileError, first_problem
 from program.json_file import read_json
@@ -54,7 +54,7 @@ class _Predictor(BaseModel):
 
 class _Made(BaseModel):
     model_config = ConfigDict(strict=True)
-    format: int = 1
+    format: int = Field(1, ge=1)
 
 
 _Program = create_model(
@@ -74,7 +74,8 @@ def read_state(source: str | Path) -> dict:
 def check_state(state: Any, where: str) -> dict:
     """`state` if this version can load it; else a ProgramLoadError naming `where` and the first bad field."""
     if not isinstance(state, dict):
-        raise ProgramLoadError(f"{where}: not a gatedrag program (a JSON object of predictors)")
+        raise ProgramLoadError(f"{where}: the top level: should be a JSON object of predictors, not "
+                               f"{type(state).__name__}: this is not a gatedrag program")
     try:
         made = _Program.model_validate(state).gatedrag.format
     except ValidationError as error:
@@ -85,7 +86,8 @@ def check_state(state: Any, where: str) -> dict:
     except ValidationError as error:
         raise ProgramLoadError(f"{where}: thresholds.{first_problem(error)}") from None
     if made > FORMAT:
-        raise ProgramLoadError(f"{where}: gatedrag format {made}; this version reads up to {FORMAT}: upgrade gatedrag")
+        raise ProgramLoadError(f"{where}: gatedrag.format: {made} is newer than this version reads ({FORMAT}): "
+                               "upgrade gatedrag")
     _warn_on_other_dspy(state, where)
     return state
 

@@ -46,7 +46,8 @@ def valid_state() -> dict:
     ('{\n  "judge": {\n  "x": 1', "line 3: not JSON"),
     (json.dumps({"decompose": {}}), "decompose.signature: missing"),
     (json.dumps(valid_state() | {"judge": 5}), "judge: should be a JSON object"),
-    (json.dumps(valid_state() | {"gatedrag": {"format": 99}}), "gatedrag format 99; this version reads up to"),
+    (json.dumps(valid_state() | {"gatedrag": {"format": 99}}), "gatedrag.format: 99 is newer than this version reads"),
+    (json.dumps(valid_state() | {"gatedrag": {"format": 0}}), "gatedrag.format: input should be greater than or equal to 1"),
     (json.dumps(valid_state() | {"gatedrag": {"format": "3"}}), "gatedrag.format: input should be a valid integer"),
     (json.dumps(valid_state() | {"thresholds": {"max_iterations": -1}}), "thresholds.max_iterations: input should be "
                                                                           "greater than or equal to 0"),
@@ -55,7 +56,7 @@ def valid_state() -> dict:
     (json.dumps(valid_state() | {"thresholds": {"score_floor": float("nan")}}), "thresholds.score_floor"),
     (json.dumps(valid_state() | {"thresholds": {"no_such": 1}}), "thresholds.no_such: extra inputs are not permitted"),
     ('{"a": ' + "[" * 5000 + "]" * 5000 + "}", "line 1: nested deeper than 64 levels"),
-    ("[1, 2]", "not a gatedrag program"),
+    ("[1, 2]", "the top level: should be a JSON object of predictors, not list"),
 ])
 def test_bad_programs_fail_in_one_line_naming_the_file_and_the_line_or_field(tmp_path, content, reason):
     path = tmp_path / "program.json"
