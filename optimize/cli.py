@@ -4,8 +4,9 @@ systems on a split, `compare` diffs two runs, `export` writes a run's prompts as
 Each subcommand is a function taking the parsed args; a bare `python -m optimize` runs `run`
 with the quick preset. Bad input (unknown split or system, missing
 program file or run) ends with one line and exit 2 before anything is written; missing data,
-index or model with one line and exit 1; Ctrl-C, or SIGTERM (`optimize.sigterm`), with how
-to resume.
+index or model, a store that cannot be used, or a dataset or program file whose content is bad
+(naming the file and the line or field) with one line and exit 1; Ctrl-C, or SIGTERM
+(`optimize.sigterm`), with how to resume.
 """
 
 from __future__ import annotations

@@ -78,11 +78,13 @@ def compare_command(args: argparse.Namespace) -> int:
 
 def _dataset_split(args: argparse.Namespace):
     """The dataset and the split to run: a named dataset needs --split; a file runs every row without one."""
-    from optimize.eval.example_schema import DatasetError
+    from optimize.eval.example_schema import DatasetError, DatasetFileError
     from optimize.eval.examples import ALL, NAMED, resolve_dataset
 
     try:
         ref = resolve_dataset(args.dataset)
+    except DatasetFileError:
+        raise  # the file's content, not the command: exit 1, like missing data
     except DatasetError as error:
         raise UsageError(str(error)) from None
     if args.split is None and not ref.is_file:
@@ -91,11 +93,13 @@ def _dataset_split(args: argparse.Namespace):
 
 
 def _examples(settings, ref, config):
-    from optimize.eval.example_schema import DatasetError
+    from optimize.eval.example_schema import DatasetError, DatasetFileError
     from optimize.eval.examples import load_examples
 
     try:
         return load_examples(settings, ref, config.split, config.limit)
+    except DatasetFileError:
+        raise  # the file's content, not the command: exit 1, like missing data
     except DatasetError as error:
         raise UsageError(str(error)) from None
 

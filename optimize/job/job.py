@@ -29,6 +29,7 @@ from optimize.eval.summary import RunSummary
 from optimize.job.threshold_search import Point
 from optimize.job.mlflow_model import log_program_model
 from optimize.eval.tracking import EvalTracking, tracking_uri
+from program import loading
 from program.loop import GatedRAG
 from program.settings import Settings
 from program.thresholds import Thresholds
@@ -86,9 +87,8 @@ class Job:
 
         path = self.folder / PROMPTS
         if "prompts" in state.done:
-            compiled = program.deepcopy()
-            compiled.load(path)
-            return compiled
+            # the job's own file, read like any program: a damaged one fails in one line naming it
+            return loading.apply_state(program.deepcopy(), loading.read_state(path), str(path))
         self.guard.check()
         compiled = compile_prompts(program, train, self._metric(), self.config, valset=val)
         _save(compiled, path)

@@ -87,10 +87,6 @@ def start_lm(rag: GatedRAG, settings: Settings, cache: bool = True) -> Engine:
     return Engine(rag, handle.lm, description=handle.description, close=handle.close)
 
 
-def load_engine(settings: Settings, program_path: Path | None = None) -> Engine:
-    return start_lm(load_program(settings, program_path), settings)
-
-
 class Answerer:
     """Loads the engine once (in the background with `start`, or on first use) and answers requests."""
 
