@@ -56,7 +56,7 @@ def test_answer_returns_the_same_contract_as_the_http_service(config):
     assert not result.is_error
     assert body["answer"] == "Chief of Protocol of the United States [2]." and body["citations"]
     assert body["retrieval_quality"] == "high" and body["query_type"] == "factual"
-    assert [s["action"] for s in body["trace"]["steps"]] == ["decompose", "retrieve", "draft", "answer"]
+    assert [s["action"] for s in body["trace"]["steps"]] == ["decompose", "retrieve", "draft", "answer", "score"]
     assert body["short_answer"] == "Chief of Protocol"
     assert json.loads(result.content[0].text)["answer"] == body["answer"]
 

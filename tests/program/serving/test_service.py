@@ -30,7 +30,7 @@ def test_answer_returns_the_contract_and_agent_metadata(tmp_path):
     assert body["related_queries"] and QUESTION not in body["related_queries"]
     assert isinstance(body["suggestions"], list) and body["evidence"]
     assert body["trace"] is None
-    assert [s["action"] for s in traced["trace"]["steps"]] == ["decompose", "retrieve", "judge", "answer"]
+    assert [s["action"] for s in traced["trace"]["steps"]] == ["decompose", "retrieve", "judge", "answer", "score"]
 
 
 def test_health_readiness_and_openapi(tmp_path):
@@ -89,7 +89,7 @@ def test_expansion_budget_zero_makes_one_retrieval_pass(tmp_path):
     answerer = fake_answerer(config, search=search, lm=signature_lm(judged=verdict(False, 0.2, ["more"])))
     with serving(answerer, config) as client:
         body = client.post("/answer", json={"question": QUESTION, "expansion_budget": 0, "include_trace": True}).json()
-    assert [s["action"] for s in body["trace"]["steps"]] == ["decompose", "retrieve", "draft", "answer"]
+    assert [s["action"] for s in body["trace"]["steps"]] == ["decompose", "retrieve", "draft", "answer", "score"]
     assert len(search.queries) == 2 and search.queries[0] == QUESTION  # the question and its rule-based sub-query
 
 
