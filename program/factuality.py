@@ -7,8 +7,8 @@ passages it cites, or every shown passage when it cites none:
   embedding to a passage's when an embedder is given (on WiCE dev, supported against not
   supported claims, balanced accuracy: lexical 0.72, embedding 0.79, their mean 0.84);
 - a clear contradiction: a number or a month the claim states where its passages state a
-  different one of the same kind (a year for a year), or a negation its closest passage
-  sentence lacks (or the reverse) over the same words. A contradicted claim's support is 0;
+  different one of the same kind (a year for a year), or a negation that a passage sentence
+  saying nearly the same thing lacks (or the reverse). A contradicted claim's support is 0;
 - an unsupported name: a name (`named_entities`) that neither the passages nor the question
   mention. It halves the claim's support; it is not a contradiction (a small LM's paraphrase
   or a web title can name what the passage spells otherwise);
@@ -46,7 +46,10 @@ _HEDGE = re.compile(r"\b(?i:might|possibly|perhaps|probably|likely|unclear|uncer
 # all-MiniLM-L6-v2's cosine of a claim to a passage, mapped onto support 0..1: on WiCE dev, supported claims
 # have a median cosine of 0.67 to their evidence, not supported ones 0.46
 EMBED_FLOOR, EMBED_FULL = 0.4, 0.8
-CLOSE_SENTENCE = 0.6  # share of a claim's words a passage sentence must use to be read as saying the same
+# Jaccard overlap of the words of a claim and a passage sentence (negations aside) at which the two say the same
+# thing; subtle: high on purpose, a contradiction buys a repair, and a long sentence sharing a claim's words
+# ("directed by Richard Wallace" against "Temple did not direct it") is about something else
+CLOSE_SENTENCE = 0.5
 WEAK, STRONG = 0.5, 0.8  # mean support under which confident wording, and over which heavy hedging, is miscalibrated
 MISCALIBRATED = 0.2
 
@@ -126,11 +129,11 @@ def _months(text: str) -> set[str]:
 
 
 def _closest_sentence(claim: str, texts: Sequence[str]) -> str:
-    """The passage sentence using most of the claim's words (negations aside), if it uses enough of them."""
+    """The passage sentence sharing most of its words with the claim (negations aside), if close enough."""
     wanted = _plain_terms(claim)
     if len(wanted) < 3:
         return ""
-    scored = [(len(wanted & _plain_terms(s)) / len(wanted), s) for t in texts for s in split_sentences(t)]
+    scored = [(len(wanted & (said := _plain_terms(s))) / len(wanted | said), s) for t in texts for s in split_sentences(t)]
     share, sentence = max(scored, default=(0.0, ""))
     return sentence if share >= CLOSE_SENTENCE else ""
 

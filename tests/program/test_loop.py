@@ -328,3 +328,65 @@ def test_the_repair_prompt_travels_with_a_saved_program(tmp_path):
     loaded = GatedRAG(FakeSearch(CLIFF))
     loaded.load(tmp_path / "program.json")
     assert loaded.repair_code.demos[0]["fixed_code"] == "f()"
+
+
+# --- the answer's score and its one repair ---------------------------------------------
+
+ARCHER = Hints(required=["Corliss Archer"])
+
+
+def test_a_failed_criterion_gets_one_repair_scored_before_and_after():
+    lm = scripted_lm(draft("Shirley Temple", "Shirley Temple [1]."),
+                     draft("Shirley Temple", "Shirley Temple played Corliss Archer [1]."))
+    result = run(lm, docs=CLIFF, hints=ARCHER)
+    assert actions(result) == ["decompose", "retrieve", "draft", "answer", "repair"]
+    repair = result.trace.steps[-1]
+    assert repair.rule == "criteria_failed" and repair.failed == ['must mention "Corliss Archer"']
+    assert repair.score_before == 0.3 and repair.score_after > 0.9 and repair.lm.calls == 1
+    assert 'Requirements: mention "Corliss Archer"' in lm.history[0]["messages"][-1]["content"]  # the draft knew
+    assert 'must mention \\"Corliss Archer\\"' in lm.history[1]["messages"][-1]["content"]  # the refiner's gap
+    a = result.acceptance
+    assert (a.score_before, a.score_after, a.repaired, a.accepted) == (0.3, repair.score_after, True, True)
+    assert a.failed == ['must mention "Corliss Archer"'] and a.failed_after == []
+    assert result.answer == "Shirley Temple played Corliss Archer [1]." and result.trace.resources.lm.calls == 2
+
+
+def test_criteria_the_draft_meets_cost_no_repair():
+    result = run(scripted_lm(draft("Shirley Temple", "Shirley Temple played Corliss Archer [1].")), docs=CLIFF,
+                 hints=ARCHER)
+    assert actions(result)[-1] == "score" and acceptance_rule(result) == "score_accepted"
+    assert result.trace.resources.lm.calls == 1 and result.acceptance.score_after is None
+    assert result.acceptance.accepted and result.acceptance.criteria_given == 1
+
+
+def test_a_repair_that_scores_no_higher_is_dropped_and_never_retried():
+    lm = scripted_lm(draft("Shirley Temple", "Shirley Temple [1]."), draft("Shirley Temple", "Temple [1]."))
+    result = run(lm, docs=CLIFF, hints=ARCHER)
+    assert actions(result)[-1] == "repair" and result.trace.resources.lm.calls == 2  # one repair, no second
+    assert result.answer == "Shirley Temple [1]." and not result.acceptance.repaired
+    assert not result.acceptance.accepted and result.acceptance.failed_after == ['must mention "Corliss Archer"']
+    assert any(w.startswith("the repair scored") for w in result.warnings)
+
+
+def test_a_contradicted_year_gets_a_repair_with_no_criteria():
+    lm = scripted_lm(draft("Shirley Temple", "Kiss and Tell is a 1946 film starring Shirley Temple [1]."),
+                     draft("Shirley Temple", "Kiss and Tell is a 1945 film starring Shirley Temple [1]."))
+    result = run(lm, docs=CLIFF)
+    assert actions(result)[-1] == "repair" and acceptance_rule(result) == "contradiction"
+    assert result.acceptance.failed == ["it says 1946 where [1] says 1945"] and result.acceptance.repaired
+    assert "1945" in result.answer
+
+
+def test_an_ordinary_answer_under_the_threshold_costs_no_lm_call():
+    lm = scripted_lm(verdict(False, 0.2, ["her office"]))  # the judge's low confidence pulls the score down
+    result = run(lm, thresholds=Thresholds(max_doc_queries=0, max_web_searches=0))
+    assert actions(result)[-1] == "score" and acceptance_rule(result) == "under_threshold_no_trigger"
+    assert result.acceptance.score_before < 0.7 and not result.acceptance.accepted
+    assert result.trace.resources.lm.calls == 1
+
+
+def test_an_abstention_is_never_repaired():
+    question = "What did Ed Wood direct?"
+    docs = [passage("Scott Derrickson", "Scott Derrickson is an American director.", similarity=0.3)]
+    result = run(scripted_lm(), docs=docs, question=question, hints=ARCHER)
+    assert result.abstained and acceptance_rule(result) == "abstained" and result.trace.resources.lm.calls == 0
