@@ -94,8 +94,8 @@ def check_factuality(answer: str, question: str, passages: Mapping[int, str], sh
 
 def contradiction(claim: str, texts: Sequence[str], refs: Sequence[int], question: str = "") -> str:
     """What the claim states against its passages (a number, a month, a negation); empty when nothing."""
-    for kind, stated, said in (("number", numbers(claim) - numbers(question), numbers(" ".join(texts))),
-                               ("month", _months(claim) - _months(question), _months(" ".join(texts)))):
+    text = " ".join(texts)
+    for stated, said in ((numbers(claim) - numbers(question), numbers(text)), (_months(claim) - _months(question), _months(text))):
         for value in sorted(stated - said):
             other = sorted(s for s in said if _same_kind(s, value))
             if other:

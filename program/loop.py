@@ -5,10 +5,10 @@ Read `forward` top to bottom: plan the sub-queries, retrieve, then ask the gate
 retrieval signals first (`program.signals`) and calls for the LM judge only when they are
 inconclusive. Once it answers, the answer is scored against the caller's criteria and its cited
 evidence (`program.acceptance`, no LM), and the gate may give it one repair; then its fenced code
-blocks are parsed (`program.code_check`) and a block that does not parse gets one LM repair. Every action the loop can take is named in
-`forward`; the steps below only do the work. Retrieval and web search come in as plain
-callables so optimizers can copy the program freely. Serving concerns (a default LM, pickling
-for MLflow) live in `program.served`.
+blocks are parsed (`program.code_check`) and a block that does not parse gets one LM repair.
+Every action the loop can take is named in `forward`; the steps below only do the work.
+Retrieval and web search come in as plain callables so optimizers can copy the program freely.
+Serving concerns (a default LM, pickling for MLflow) live in `program.served`.
 """
 
 from __future__ import annotations
@@ -101,10 +101,10 @@ class GatedRAG(dspy.Module):
                     elif decision.action == "search_web":
                         self._search_web(run, step, list(decision.queries))
             score = self._score(run)  # no LM: the criteria, the judge's verdict and factuality
-            verdict = decide_acceptance(score, run.gives_no_answer, run.seconds_left(), run.thresholds)
-            with run.step(verdict.action, verdict.reason) as step:
-                step.rule, step.score_before, step.failed = verdict.rule, score.total, list(score.failed)
-                if verdict.action == "repair":  # one LM call, only for a failed criterion or a contradiction
+            scored = decide_acceptance(score, run.gives_no_answer, run.seconds_left(), run.thresholds)
+            with run.step(scored.action, scored.reason) as step:
+                step.rule, step.score_before, step.failed = scored.rule, score.total, list(score.failed)
+                if scored.action == "repair":  # one LM call, only for a failed criterion or a contradiction
                     self._repair(run, score, step)
                 else:
                     run.acceptance = acceptance(score, None, kept=False, t=run.thresholds)
