@@ -100,10 +100,11 @@ class GatedRAG(dspy.Module):
                         self._retrieve(run, step, list(decision.queries) or self._rewrite(run))
                     elif decision.action == "search_web":
                         self._search_web(run, step, list(decision.queries))
-            score = self._score(run)  # no LM: the criteria, the judge's verdict and factuality
-            scored = decide_acceptance(score, run.gives_no_answer, run.seconds_left(), run.thresholds)
-            with run.step(scored.action, scored.reason) as step:
-                step.rule, step.score_before, step.failed = scored.rule, score.total, list(score.failed)
+            with run.step("score") as step:  # the step's time includes the scoring's
+                score = self._score(run)  # no LM: the criteria, the judge's verdict and factuality
+                scored = decide_acceptance(score, run.gives_no_answer, run.seconds_left(), run.thresholds)
+                step.action, step.reason, step.rule = scored.action, scored.reason, scored.rule
+                step.score_before, step.failed = score.total, list(score.failed)
                 if scored.action == "repair":  # one LM call, only for a failed criterion or a contradiction
                     self._repair(run, score, step)
                 else:
