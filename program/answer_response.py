@@ -23,12 +23,12 @@ from pydantic import BaseModel, Field
 
 from program.agent_metadata import Fallback, Quality, Suggestion, describe, fallback_answer
 from program.passage import Passage
-from program.result import Citation, CodeCheck, Result, Source, Timing, Trace
+from program.result import Acceptance, Citation, CodeCheck, Result, Source, Timing, Trace
 
 if TYPE_CHECKING:
     import dspy
 
-SCHEMA_VERSION = "1.0"
+SCHEMA_VERSION = "1.1"  # 1.1: acceptance (the answer's score and its repair)
 SCHEMA_FILE = Path(__file__).with_name("answer_response.schema.json")
 JSON_SCHEMA_DIALECT = "https://json-schema.org/draft/2020-12/schema"
 
@@ -55,6 +55,9 @@ class AnswerResponse(BaseModel):
     warnings: list[str] = []
     code_blocks: list[CodeCheck] = Field([], description="every fenced code block of the answer: valid, invalid "
                                          "(with its error) or unchecked (no parser for its language)")
+    acceptance: Acceptance | None = Field(None, description="the answer's score against the caller's criteria "
+                                          "(required, prohibited, check) and its cited evidence, before and after "
+                                          "its one repair; None when the loop stopped before scoring it")
     fallback: Fallback | None = Field(None, description="set when the evidence is insufficient: what was understood, "
                                                         "and web searches to run instead of a guess")
     timing: Timing = Timing()

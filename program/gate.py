@@ -4,7 +4,8 @@ Signals first: a question whose sub-queries and entities are covered, with a cle
 cliff, is answered with no judge call; a clear gap goes straight to the right expansion
 (neighbouring chunks, the web, or a doc re-query); the LM judge is asked only in the
 ambiguous band, and its verdict can send the loop on. Budgets are counted here too
-(`budget_left`), and web queries are chosen here (`web_queries`). No LM, no retrieval, no I/O:
+(`budget_left`), and web queries are chosen here (`web_queries`). Once answered, the answer's
+score decides whether it gets its one repair (`decide_acceptance`). No LM, no retrieval, no I/O:
 every rule can be tested with hand-built inputs, and each decision names the rule that fired.
 """
 
@@ -13,11 +14,13 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
+from program.acceptance import AnswerScore
 from program.result import Resources
 from program.signals import Signals
 from program.thresholds import Thresholds
 
-Action = Literal["draft", "refine", "judge", "answer", "abstain", "expand_locality", "query_docs", "search_web"]
+Action = Literal["draft", "refine", "judge", "answer", "abstain", "expand_locality", "query_docs", "search_web",
+                 "score", "repair"]
 Ending = Literal["answered", "abstained", "budget_exhausted"]
 
 
@@ -95,6 +98,34 @@ def decide(s: Signals, p: Progress, b: Budget, t: Thresholds) -> Decision:
         return _finish("gaps_left", f"the judge's gaps ({_names(verdict.gaps)}) remain and no budget can close them",
                        p, ended="budget_exhausted")
     return _finish("best_effort", "nothing left worth a round: answering from the evidence", p)
+
+
+def decide_acceptance(score: AnswerScore, abstained: bool, seconds: float | None, t: Thresholds) -> Decision:
+    """Whether the answer gets its one repair ("repair") or stands as scored ("score"). The loop
+    asks once per question, so an answer is never repaired twice.
+
+    subtle: the cost guard. A score under the threshold is not enough: only a criterion the
+    caller set and the answer fails, or a clear contradiction of its own cited passages, buys
+    the repair's LM call. An ordinary answer under the threshold (a low judge confidence, thin
+    lexical support) stands as it is, so a question asked with no criteria keeps the loop's
+    budget of LM calls and prompt tokens; a repair there could only reword the same evidence."""
+    stands = f"score {score.total:.2f}"
+    if abstained:
+        return Decision("score", "abstained", "an abstention has no answer to repair")
+    if score.total >= t.accept_score:
+        return Decision("score", "score_accepted", f"{stands} is at least {t.accept_score:.2f}")
+    rule = "criteria_failed" if score.criteria.failed else "contradiction" if score.factuality.contradictions else ""
+    if not rule:
+        return Decision("score", "under_threshold_no_trigger", f"{stands} is under {t.accept_score:.2f}, but no "
+                        "criterion fails and nothing contradicts the evidence: no repair")
+    if seconds is not None and seconds <= 0:
+        return Decision("score", "out_of_time", f"{stands}, and the time limit is reached")
+    return Decision("repair", rule, f"{stands} is under {t.accept_score:.2f}: {'; '.join(score.failed[:3])}")
+
+
+def keep_repair(before: AnswerScore, after: AnswerScore) -> bool:
+    """A repaired answer replaces the draft only when it scores higher."""
+    return after.total > before.total
 
 
 def _expand(s: Signals, p: Progress, b: Budget, t: Thresholds) -> Decision | None:

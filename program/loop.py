@@ -3,11 +3,12 @@
 Read `forward` top to bottom: plan the sub-queries, retrieve, then ask the gate
 (`program.gate.decide`) for the next action until it answers or abstains. The gate reads the
 retrieval signals first (`program.signals`) and calls for the LM judge only when they are
-inconclusive. Once it answers, the answer's fenced code blocks are parsed (`program.code_check`)
-and a block that does not parse gets one LM repair. Every action the loop can take is named in
-`forward`; the steps below only do the work. Retrieval and web search come in as plain
-callables so optimizers can copy the program freely. Serving concerns (a default LM, pickling
-for MLflow) live in `program.served`.
+inconclusive. Once it answers, the answer is scored against the caller's criteria and its cited
+evidence (`program.acceptance`, no LM), and the gate may give it one repair; then its fenced code
+blocks are parsed (`program.code_check`) and a block that does not parse gets one LM repair.
+Every action the loop can take is named in `forward`; the steps below only do the work.
+Retrieval and web search come in as plain callables so optimizers can copy the program freely.
+Serving concerns (a default LM, pickling for MLflow) live in `program.served`.
 """
 
 from __future__ import annotations
@@ -18,12 +19,15 @@ import dspy
 from pydantic import ValidationError
 
 from signatures import Decompose, JudgeSufficiency, RefineAnswer, RepairCode, RewriteQuery, SynthesizeAnswer
+from program.acceptance import AnswerScore, acceptance, score_answer
 from program.citations import cited_numbers
 from program.code_check import check_block, check_code, find_blocks, replace_block, strip_fence
+from program.criteria import judge_criteria
 from program.deadline import DeadlineExceeded, call_within
 from program.decomposition import named_entities, rule_based_plan
 from program.evidence import format_evidence
-from program.gate import Verdict, budget_left, decide, spend
+from program.factuality import check_factuality
+from program.gate import Verdict, budget_left, decide, decide_acceptance, keep_repair, spend
 from program.hints import Hints
 from program.passage import Passage
 from program.run_state import RunState
@@ -63,7 +67,8 @@ class GatedRAG(dspy.Module):
         hints = hints or Hints()
         question = question.strip()  # subtle: the signals key each ranking by its query, stripped
         run = RunState(question=question, thresholds=hints.apply(self.thresholds), time_limit_s=time_limit_s,
-                       constraints=hints.constraints, web=self.web.label if self.web else "none")
+                       constraints=hints.requirements(), criteria=hints.criteria,
+                       web=self.web.label if self.web else "none")
         try:
             with run.step("decompose", f"mode {run.thresholds.decompose_mode}") as step:
                 self._plan(run, hints, step)
@@ -95,6 +100,15 @@ class GatedRAG(dspy.Module):
                         self._retrieve(run, step, list(decision.queries) or self._rewrite(run))
                     elif decision.action == "search_web":
                         self._search_web(run, step, list(decision.queries))
+            with run.step("score") as step:  # the step's time includes the scoring's
+                score = self._score(run)  # no LM: the criteria, the judge's verdict and factuality
+                scored = decide_acceptance(score, run.gives_no_answer, run.seconds_left(), run.thresholds)
+                step.action, step.reason, step.rule = scored.action, scored.reason, scored.rule
+                step.score_before, step.failed = score.total, list(score.failed)
+                if scored.action == "repair":  # one LM call, only for a failed criterion or a contradiction
+                    self._repair(run, score, step)
+                else:
+                    run.acceptance = acceptance(score, None, kept=False, t=run.thresholds)
             run.code_blocks = check_code(run.draft)
             broken = [c.block for c in run.code_blocks if c.status == "invalid"]
             if broken:  # the only LM call after the answer, and only for code that does not parse
@@ -199,15 +213,37 @@ class GatedRAG(dspy.Module):
         fresh = [q for q in _clean_queries(out.get("queries"), limit=2) if q.lower() not in tried]
         return fresh or [f"{run.question} {' '.join(gaps)}".strip()]
 
-    def _refine(self, run: RunState) -> None:
+    def _refine(self, run: RunState, gaps: list[str] | None = None) -> None:
+        """`gaps`: what to fix, when not the judge's gaps (a repair's failed criteria)."""
         # subtle: after new evidence the refiner sees the new passages first, the ones the draft
         # cites, and only the best two earlier ones: with the whole pool in view the 0.5B kept
         # citing the old passages, and with none it lost the bridge to the new entity
         evidence = self._show(run, cited=set(cited_numbers(run.draft)), earlier=2)
         with run.timed("lm"):
             out = self._predict(run, self.refine, dict(short_answer=run.short_answer, answer=run.draft),
-                                question=run.asked, draft=run.draft, gaps=run.memory.gaps, evidence=evidence)
+                                question=run.asked, draft=run.draft, gaps=run.memory.gaps if gaps is None else gaps,
+                                evidence=evidence)
         run.set_draft(out.get("answer"), out.get("short_answer"))
+
+    def _score(self, run: RunState) -> AnswerScore:
+        passages = {i: f"{p.title}. {p.text}" for i, p in enumerate(run.pool.passages, 1)}
+        embed = getattr(self.search, "embed", None)  # a plain callable search has no embedder
+        factuality = check_factuality(run.draft, run.question, passages, [s.n for s in run.shown], embed)
+        criteria = judge_criteria(run.draft, run.short_answer, run.criteria)
+        return score_answer(criteria, run.verdict_score(), factuality, run.thresholds)
+
+    def _repair(self, run: RunState, before: AnswerScore, step) -> None:
+        """The refiner, told what failed as its gaps, rewrites the answer once; the rewrite is
+        scored again and kept only if it scores higher."""
+        draft, short_answer = run.draft, run.short_answer
+        self._refine(run, gaps=list(before.failed))
+        after = self._score(run)
+        step.score_after = after.total
+        kept = keep_repair(before, after)
+        if not kept:
+            run.draft, run.short_answer = draft, short_answer
+            run.warn(f"the repair scored {after.total:.2f}, not above {before.total:.2f}: kept the answer as it was")
+        run.acceptance = acceptance(before, after, kept=kept, t=run.thresholds)
 
     def _repair_code(self, run: RunState) -> None:
         """Each block that does not parse, rewritten once by the LM with its error: kept if the

@@ -8,7 +8,7 @@ gate (`program.gate`) reads these numbers.
 
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 DecomposeMode = Literal["llm", "rule_based", "none"]
 
@@ -62,3 +62,16 @@ class Thresholds(BaseModel):
     relevance_weight: float = Field(0.7, ge=0.0, le=1.0, description="MMR weight of relevance against novelty when "
                                     "ordering the evidence across sub-queries; 1.0 orders by fused score alone")
     passage_tokens: int = Field(100, ge=20, le=2000, description="token cap for one passage after trimming to its best sentences")
+    # the answer's score (program/acceptance.py) and its one repair (program/gate.py)
+    judge_weight: float = Field(0.7, ge=0.0, le=1.0, description="weight of the judge part (criteria met x the LM "
+                                "judge's confidence) in the answer's score")
+    factuality_weight: float = Field(0.3, ge=0.0, le=1.0, description="weight of factuality (support by the cited "
+                                     "passages, contradictions, hedging) in the answer's score")
+    accept_score: float = Field(0.7, ge=0.0, le=1.0, description="an answer scoring this or more is accepted; under "
+                                "it, a failed criterion or a clear contradiction buys one repair")
+
+    @model_validator(mode="after")
+    def _some_weight(self):
+        if self.judge_weight + self.factuality_weight <= 0:
+            raise ValueError("judge_weight and factuality_weight cannot both be 0")
+        return self

@@ -1,11 +1,14 @@
-"""The gate's policy on hand-built signals: every rule fires where it should, and only there."""
+"""The gate's policy on hand-built signals and scores: every rule fires where it should, and only there."""
 
 from dataclasses import replace
 
 import pytest
 
-from program.gate import Budget, Progress, Verdict, budget_left, decide, missing_pages, spend, web_queries
-from program.result import Resources
+from program.acceptance import AnswerScore
+from program.criteria import CriteriaReport
+from program.gate import (Budget, Progress, Verdict, budget_left, decide, decide_acceptance, keep_repair, missing_pages,
+                          spend, web_queries)
+from program.result import Factuality, Resources
 from program.signals import Signals, measure
 from program.thresholds import Thresholds
 from tests.conftest import passage
@@ -274,3 +277,42 @@ def test_a_comparison_with_both_pages_at_hand_takes_no_second_hop():
     assert decide(gap, Progress(question="Q?"), FULL, T).rule == "ambiguous"
     one_side_missing = replace(gap, compared_pageless=("888 7th Avenue",))
     assert decide(one_side_missing, Progress(question="Q?"), FULL, T).rule == "term_gap_to_docs"
+
+
+# --- the answer's one repair ---------------------------------------------------------
+
+def answer_score(total, failed=(), contradictions=()):
+    criteria = CriteriaReport(given=len(failed) + 1, failed=tuple(failed))
+    factuality = Factuality(score=0.5, support=0.5, claims=1, contradictions=list(contradictions))
+    return AnswerScore(total=total, judge=None, factuality=factuality, criteria=criteria)
+
+
+def test_a_score_at_the_threshold_is_accepted_even_with_a_failed_criterion():
+    d = decide_acceptance(answer_score(0.7, failed=["must mention 'x'"]), abstained=False, seconds=None, t=T)
+    assert (d.action, d.rule) == ("score", "score_accepted")
+
+
+def test_a_failed_criterion_under_the_threshold_buys_the_repair():
+    d = decide_acceptance(answer_score(0.4, failed=['must mention "us-east-1"']), abstained=False, seconds=5.0, t=T)
+    assert (d.action, d.rule) == ("repair", "criteria_failed") and 'must mention "us-east-1"' in d.reason
+
+
+def test_a_contradiction_under_the_threshold_buys_the_repair_without_criteria():
+    d = decide_acceptance(answer_score(0.3, contradictions=["it says 1946 where [1] says 1945"]), False, None, T)
+    assert (d.action, d.rule) == ("repair", "contradiction")
+
+
+def test_an_ordinary_answer_under_the_threshold_gets_no_repair():
+    d = decide_acceptance(answer_score(0.2), abstained=False, seconds=None, t=T)
+    assert (d.action, d.rule) == ("score", "under_threshold_no_trigger")
+
+
+def test_an_abstention_or_an_exhausted_clock_gets_no_repair():
+    failing = answer_score(0.1, failed=["must mention 'x'"])
+    assert decide_acceptance(failing, abstained=True, seconds=None, t=T).rule == "abstained"
+    assert decide_acceptance(failing, abstained=False, seconds=0.0, t=T).rule == "out_of_time"
+
+
+def test_a_repair_is_kept_only_when_it_scores_higher():
+    assert keep_repair(answer_score(0.4), answer_score(0.5))
+    assert not keep_repair(answer_score(0.4), answer_score(0.4))

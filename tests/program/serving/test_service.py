@@ -31,7 +31,7 @@ def test_answer_returns_the_contract_and_agent_metadata(tmp_path):
     assert body["related_queries"] and QUESTION not in body["related_queries"]
     assert isinstance(body["suggestions"], list) and body["evidence"]
     assert body["trace"] is None
-    assert [s["action"] for s in traced["trace"]["steps"]] == ["decompose", "retrieve", "judge", "answer"]
+    assert [s["action"] for s in traced["trace"]["steps"]] == ["decompose", "retrieve", "judge", "answer", "score"]
 
 
 def test_health_readiness_and_openapi(tmp_path):
@@ -90,6 +90,8 @@ def test_readiness_follows_the_store_once_the_models_are_loaded(tmp_path):
     ({"question": QUESTION, "intent": "poem"}, 422),
     ({"question": QUESTION, "expansion_budget": -1}, 422),
     ({"question": QUESTION, "colour": "red"}, 422),
+    ({"question": QUESTION, "required": ["re:(unclosed"]}, 422),
+    ({"question": QUESTION, "check": "spelling"}, 422),
     ({"question": QUESTION, "known_context": "k" * 70_000}, 413),
 ])
 def test_bad_input_is_refused_with_a_clear_status(tmp_path, payload, status):
@@ -107,8 +109,20 @@ def test_expansion_budget_zero_makes_one_retrieval_pass(tmp_path):
     answerer = fake_answerer(config, search=search, lm=signature_lm(judged=verdict(False, 0.2, ["more"])))
     with serving(answerer, config) as client:
         body = client.post("/answer", json={"question": QUESTION, "expansion_budget": 0, "include_trace": True}).json()
-    assert [s["action"] for s in body["trace"]["steps"]] == ["decompose", "retrieve", "draft", "answer"]
+    assert [s["action"] for s in body["trace"]["steps"]] == ["decompose", "retrieve", "draft", "answer", "score"]
     assert len(search.queries) == 2 and search.queries[0] == QUESTION  # the question and its rule-based sub-query
+
+
+def test_acceptance_criteria_reach_the_loop_and_its_score_comes_back(tmp_path):
+    config = settings(tmp_path)
+    with serving(fake_answerer(config), config) as client:
+        body = client.post("/answer", json={"question": QUESTION, "required": ["Chief of Protocol"],
+                                            "prohibited": ["re:ambassador"], "include_trace": True}).json()
+        failing = client.post("/answer", json={"question": QUESTION, "check": "aws_region", "include_trace": True}).json()
+    assert body["acceptance"]["criteria_given"] == 2 and body["acceptance"]["accepted"]
+    assert failing["acceptance"]["failed"] == ["must name an AWS region code such as us-east-1"]
+    # the scripted refiner cannot name a region: the one repair runs, scores no higher, and is dropped
+    assert failing["trace"]["steps"][-1]["action"] == "repair" and not failing["acceptance"]["repaired"]
 
 
 def test_hints_reach_the_loop(tmp_path):
