@@ -4,11 +4,11 @@ Read `forward` top to bottom: plan the sub-queries, retrieve, then ask the gate
 (`program.gate.decide`) for the next action until it answers or abstains. The gate reads the
 retrieval signals first (`program.signals`) and calls for the LM judge only when they are
 inconclusive. Once it answers, the answer's fenced code blocks are parsed (`program.code_check`)
-and a block that does not parse gets one LM repair; a fitted calibrator, when the program carries
-one (`program.calibrator`), then replaces the judge's confidence. Every action the loop can take is named in
-`forward`; the steps below only do the work. Retrieval and web search come in as plain
-callables so optimizers can copy the program freely. Serving concerns (a default LM, pickling
-for MLflow) live in `program.served`.
+and a block that does not parse gets one LM repair; a fitted calibrator, when the program
+carries one (`program.calibrator`), then replaces the judge's confidence. Every action the loop
+can take is named in `forward`; the steps below only do the work. Retrieval and web search come
+in as plain callables so optimizers can copy the program freely. Serving concerns (a default LM,
+pickling for MLflow) live in `program.served`.
 """
 
 from __future__ import annotations

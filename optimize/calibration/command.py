@@ -21,9 +21,9 @@ SYSTEM = "gated"
 
 
 def calibrate_command(args: argparse.Namespace) -> int:
-    from optimize.calibration.fit import FitError, fit_calibrator
     from optimize.eval.command import run_folder
     from optimize.eval.records import outcomes
+    from optimize.eval.run_config import UNCOMPILED
 
     settings = settings_from_args(args, data_dir="data_dir")
     if args.split == "test":
@@ -33,22 +33,31 @@ def calibrate_command(args: argparse.Namespace) -> int:
     if config.split != args.split:
         raise UsageError(f"{folder.name} ran the {config.split} split, not {args.split}")
     check = _records(run_folder(settings, args.check), args.system) if args.check else []
-    held_out = {r.qid for r in check}
-    fitting = [r for r in _records(folder, args.system) if r.qid not in held_out]
-    results, rights = outcomes(fitting)
-    about = f"{folder.name}: {len(results)} {args.system} records" + (f", minus {args.check}'s questions" if check else "")
-    try:
-        calibrator = fit_calibrator(results, rights, args.method, fitted_on=about)
-    except FitError as error:
-        raise UsageError(f"{folder.name}: {error}") from None
-    program = _program(args.program or (None if config.program == "uncompiled" else Path(config.program)))
+    results, rights, calibrator = _fit(folder, check, args)
+    program = _program(args.program or (None if config.program == UNCOMPILED else Path(config.program)))
     program.calibrator = calibrator
     out = args.out or folder / "program.json"
     _save(program, out)
     checked = {f"check: {args.check}": outcomes(check)} if check else {}
     print(_table({f"fit: {folder.name} (in-sample)": (results, rights), **checked}, calibrator))
-    print(f"{args.method} calibrator fitted on {about}; program with it: {out}")
+    print(f"{args.method} calibrator fitted on {calibrator.fitted_on}; program with it: {out}")
     return 0
+
+
+def _fit(folder: Path, check: list, args: argparse.Namespace):
+    """The run's results and outcomes, the check run's questions left out, and the calibrator fitted on them."""
+    from optimize.calibration.fit import FitError, fit_calibrator
+    from optimize.eval.records import outcomes
+
+    held_out = {r.qid for r in check}
+    results, rights = outcomes([r for r in _records(folder, args.system) if r.qid not in held_out])
+    about = f"{folder.name}: {len(results)} {args.system} records"
+    if check:
+        about += f", minus {args.check}'s questions"
+    try:
+        return results, rights, fit_calibrator(results, rights, args.method, fitted_on=about)
+    except FitError as error:
+        raise UsageError(f"{folder.name}: {error}") from None
 
 
 def _newest_run(settings, split: str, system: str) -> Path:

@@ -41,7 +41,8 @@ def fit_calibrator(results: list[Result], rights: list[bool], method: Method = "
 def before_and_after(results: list[Result], rights: list[bool], calibrator: ConfidenceCalibrator
                      ) -> tuple[Calibration, Calibration]:
     """The confidence the results reported, then the one the calibrator gives them, each as an agent reads it."""
-    return confidence_calibration(results, rights), confidence_calibration([calibrator.calibrate(r) for r in results], rights)
+    calibrated = [calibrator.calibrate(r) for r in results]
+    return confidence_calibration(results, rights), confidence_calibration(calibrated, rights)
 
 
 def _platt(x: np.ndarray, y: np.ndarray, fitted_on: str) -> ConfidenceCalibrator:
