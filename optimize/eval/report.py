@@ -117,7 +117,7 @@ def _confidence(systems: list[SystemSummary]) -> list[Block]:
                  "mean gap between confidence and the share right, over 10 equal-width confidence bins weighted by "
                  "their counts (0 is calibrated). AUROC: the chance that a right answer has the higher confidence "
                  "of a right-wrong pair (0.5 is chance). Questions given up report no confidence and are left out."),
-            Table(["system", "answers", "right", "ECE", "AUROC"], rows),
+            Table(["system", "questions", "right", "ECE", "AUROC"], rows),
             Figure("reliability.png", plots.reliability_chart(measured), "share right per confidence bin, with counts")]
 
 
