@@ -65,7 +65,7 @@ def compare_command(args: argparse.Namespace) -> int:
     from optimize.eval.records import RecordLog
 
     settings = _eval_settings(args)
-    a, b = _run_folder(settings, args.run_a), _run_folder(settings, args.run_b)
+    a, b = run_folder(settings, args.run_a), run_folder(settings, args.run_b)
     comparison = compare_runs(a.name, RecordLog(a / RESULTS).read(), b.name, RecordLog(b / RESULTS).read())
     if not comparison.systems:
         raise UsageError(f"{a.name} and {b.name} share no system")
@@ -133,7 +133,8 @@ def _scorer(judge_name: str, lm):
     return lambda example, pred: score_example(example, pred, judge, weights)
 
 
-def _run_folder(settings, name: str) -> Path:
+def run_folder(settings, name: str) -> Path:
+    """An eval run's folder, by path or by run id under the runs folder; one without results is bad input."""
     from optimize.eval.evaluate import RESULTS
     from optimize.eval.run_config import runs_dir
 

@@ -4,7 +4,8 @@ Each record is appended and flushed the moment its example finishes, so an inter
 loses nothing; reading the log back tells a re-run what is already done. The log is read as
 bytes, line by line: a kill mid-append leaves a torn last line (possibly cut inside a UTF-8
 character), which is dropped on reading and cut off before the next append, so no finished
-record is lost or written twice; `Recovery` says what a read kept and dropped. Records hold
+record is lost or written twice; `Recovery` says what a read kept and dropped; `outcomes` pairs
+each result with whether its answer was right, for the confidence's calibration. Records hold
 the scorecard and the full result (answer, citations, trace), never the raw LM history.
 This module does not run programs or aggregate scores.
 """
@@ -20,6 +21,7 @@ from typing import Literal
 from pydantic import BaseModel, ValidationError
 
 from metrics import Scorecard
+from metrics.calibration import is_right
 from program.redaction import redact
 from program.result import Result
 
@@ -45,9 +47,20 @@ class Record(BaseModel):
         return self.result.answer if self.result else ""
 
     @property
+    def right(self) -> bool:
+        """The answer counts as right (`metrics.calibration.is_right`): what a confidence should predict."""
+        return is_right(self.scores)
+
+    @property
     def question_type(self) -> str:
         """HotpotQA's own type where known, else the type the program gave the question."""
         return self.hotpot_type or (self.result.trace.query_type if self.result else "") or "unknown"
+
+
+def outcomes(records: list[Record]) -> tuple[list[Result], list[bool]]:
+    """The records' results and whether each answer was right, leaving out those given up (no result)."""
+    kept = [r for r in records if r.result is not None]
+    return [r.result for r in kept], [r.right for r in kept]
 
 
 class Recovery(BaseModel):

@@ -56,16 +56,20 @@ class EvalTracking:
 
     def log_summary(self, summary: RunSummary) -> None:
         """Per-system metrics, prefixed by the system: gated.f1, gated.abstained (the abstention rate),
-        gated.web_recall, gated.rule_<name> (steps the rule chose), single_pass.latency_p50_s, ..."""
+        gated.web_recall, gated.confidence_ece, gated.rule_<name> (steps the rule chose),
+        single_pass.latency_p50_s, ..."""
         metrics, now = [], int(time.time() * 1000)
         for system in summary.systems:
-            web = {"web_precision": system.web_precision.rate, "web_recall": system.web_recall.rate,
-                   "abstained_answerable": system.abstained_answerable.rate,
-                   "abstained_unanswerable": system.abstained_unanswerable.rate}
+            calibration = system.calibration
+            rates = {"web_precision": system.web_precision.rate, "web_recall": system.web_recall.rate,
+                     "abstained_answerable": system.abstained_answerable.rate,
+                     "abstained_unanswerable": system.abstained_unanswerable.rate,
+                     "confidence_ece": calibration.ece if calibration else None,
+                     "confidence_auroc": calibration.auroc if calibration else None}
             values = {name: e.mean for name, e in system.metrics.items() if e.n} | {
                 "latency_p50_s": system.latency_p50_s, "latency_p95_s": system.latency_p95_s, "n": system.n,
                 **{f"status_{k}": v for k, v in system.status.items()},
-                **{k: v for k, v in web.items() if v is not None},  # no rate without questions to count
+                **{k: v for k, v in rates.items() if v is not None},  # none without questions to count
                 **{f"rule_{k}": v for k, v in system.rules.items()}}
             metrics += [Metric(f"{system.system}.{k}", float(v), now, 0) for k, v in values.items()]
         self.client.log_batch(self.run_id, metrics=metrics)
