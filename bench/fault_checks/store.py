@@ -15,6 +15,7 @@ openai profile (no LM to load); the fake server then stops, or answers nothing: 
 from __future__ import annotations
 
 import json
+import logging
 import os
 import shutil
 import socket
@@ -150,6 +151,7 @@ class _FakeQdrant(BaseHTTPRequestHandler):
 
 
 def _readiness(work: Path) -> Figure:
+    logging.getLogger("httpx").setLevel(logging.WARNING)  # one line per poll otherwise, once logging is on
     port = _free_port()
     qdrant = _start_fake(_free_port())
     url = f"http://127.0.0.1:{qdrant.server_address[1]}"
