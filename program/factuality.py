@@ -7,8 +7,10 @@ passages it cites, or every shown passage when it cites none:
   embedding to a passage's when an embedder is given (on WiCE dev, supported against not
   supported claims, balanced accuracy: lexical 0.72, embedding 0.79, their mean 0.84);
 - a clear contradiction: a number or a month the claim states where its passages state a
-  different one of the same kind (a year for a year), or a negation that a passage sentence
-  saying nearly the same thing lacks (or the reverse). A contradicted claim's support is 0;
+  different one of the same kind (a year for a year), and that nothing else the LM read (the
+  question, the other shown passages) states either: a value from another passage is a wrong
+  citation, not a contradiction of the evidence; or a negation that a passage clause saying
+  nearly the same thing lacks (or the reverse). A contradicted claim's support is 0;
 - an unsupported name: a name (`named_entities`) that neither the passages nor the question
   mention. It halves the claim's support; it is not a contradiction (a small LM's paraphrase
   or a web title can name what the passage spells otherwise);
@@ -38,6 +40,9 @@ _NUMBER = re.compile(r"\d+(?:[.,]\d+)*")
 _YEAR = re.compile(r"^1[5-9]\d\d$|^20\d\d$")
 _MONTH = re.compile(r"\b(january|february|march|april|may|june|july|august|september|october|november|december)\b")
 _NEGATION = re.compile(r"\b(not|no|never|neither|nor|none|cannot)\b|n't\b", re.I)
+# subtle: negations are compared clause by clause: "Although X is similar to Y's work, the builder has not been
+# determined" denies nothing about the similarity a claim affirms
+_CLAUSE = re.compile(r"[,;:]\s+|\s*\b(?:but|although|though|whereas|while|yet)\b\s*", re.I)
 _OVERCONFIDENT = re.compile(r"\b(definitely|certainly|undoubtedly|unquestionably|guaranteed|always|absolutely|"
                             r"without (a )?doubt|100%)", re.I)
 # subtle: "may" only in lower case: "May 1945" is a month, not a hedge
@@ -46,9 +51,9 @@ _HEDGE = re.compile(r"\b(?i:might|possibly|perhaps|probably|likely|unclear|uncer
 # all-MiniLM-L6-v2's cosine of a claim to a passage, mapped onto support 0..1: on WiCE dev, supported claims
 # have a median cosine of 0.67 to their evidence, not supported ones 0.46
 EMBED_FLOOR, EMBED_FULL = 0.4, 0.8
-# Jaccard overlap of the words of a claim and a passage sentence (negations aside) at which the two say the same
-# thing; subtle: high on purpose, a contradiction buys a repair, and a long sentence sharing a claim's words
-# ("directed by Richard Wallace" against "Temple did not direct it") is about something else
+# Jaccard overlap of the words of two clauses (negations aside) at which they say the same thing; subtle: high
+# on purpose, a contradiction buys a repair, and a long clause sharing a claim's words ("a film starring Shirley
+# Temple, directed by Richard Wallace" against "Temple did not direct it") is about something else
 CLOSE_SENTENCE = 0.5
 WEAK, STRONG = 0.5, 0.8  # mean support under which confident wording, and over which heavy hedging, is miscalibrated
 MISCALIBRATED = 0.2
@@ -76,10 +81,11 @@ def check_factuality(answer: str, question: str, passages: Mapping[int, str], sh
     if not found:
         return Factuality(score=1.0, support=1.0, claims=0)
     supports, contradictions, unsupported = [], [], []
+    known = " ".join([question, *(passages[n] for n in shown if n in passages)])
     for claim in found:
         refs = [n for n in cited_numbers(claim) if n in passages] or [n for n in shown if n in passages]
         texts, text = [passages[n] for n in refs], strip_markers(claim).strip()
-        conflict = contradiction(text, texts, refs, question)
+        conflict = contradiction(text, texts, refs, known)
         names = [e for e in named_entities(text) if not any(mentions(e, t) for t in [*texts, question])]
         support = 0.0 if conflict or not texts else _support(text, texts, embed)
         supports.append(support / 2 if names else support)
@@ -92,18 +98,21 @@ def check_factuality(answer: str, question: str, passages: Mapping[int, str], sh
                       contradictions=contradictions, unsupported=unsupported, miscalibrated=wording)
 
 
-def contradiction(claim: str, texts: Sequence[str], refs: Sequence[int], question: str = "") -> str:
-    """What the claim states against its passages (a number, a month, a negation); empty when nothing."""
+def contradiction(claim: str, texts: Sequence[str], refs: Sequence[int], known: str = "") -> str:
+    """What the claim states against its passages `texts` (a number, a month, a negation); empty
+    when nothing. A number or month found in `known` (what else the LM read) is not held against it."""
     text = " ".join(texts)
-    for stated, said in ((numbers(claim) - numbers(question), numbers(text)), (_months(claim) - _months(question), _months(text))):
+    for stated, said in ((numbers(claim) - numbers(known), numbers(text)), (_months(claim) - _months(known), _months(text))):
         for value in sorted(stated - said):
             other = sorted(s for s in said if _same_kind(s, value))
             if other:
                 return f"it says {value} where {_cited(refs)} says {', '.join(other[:2])}"
-    close = _closest_sentence(claim, texts)
-    if close and bool(_NEGATION.search(claim)) != bool(_NEGATION.search(close)):
-        side = "denies" if _NEGATION.search(claim) else "affirms"
-        return f"it {side} what {_cited(refs)} states the other way: {close[:80]!r}"
+    said_clauses = [c for t in texts for sentence in split_sentences(t) for c in _clauses(sentence)]
+    for clause in _clauses(claim):
+        close = _closest(clause, said_clauses)
+        if close and bool(_NEGATION.search(clause)) != bool(_NEGATION.search(close)):
+            side = "denies" if _NEGATION.search(clause) else "affirms"
+            return f"it {side} what {_cited(refs)} states the other way: {close[:80]!r}"
     return ""
 
 
@@ -128,14 +137,18 @@ def _months(text: str) -> set[str]:
     return set(_MONTH.findall(text.lower())) - ({"may"} if not re.search(r"\bMay\b", text) else set())
 
 
-def _closest_sentence(claim: str, texts: Sequence[str]) -> str:
-    """The passage sentence sharing most of its words with the claim (negations aside), if close enough."""
-    wanted = _plain_terms(claim)
+def _clauses(text: str) -> list[str]:
+    return [c for c in _CLAUSE.split(text) if c and c.strip()]
+
+
+def _closest(clause: str, said: Sequence[str]) -> str:
+    """The passage clause sharing most of its words with the clause (negations aside), if close enough."""
+    wanted = _plain_terms(clause)
     if len(wanted) < 3:
         return ""
-    scored = [(len(wanted & (said := _plain_terms(s))) / len(wanted | said), s) for t in texts for s in split_sentences(t)]
-    share, sentence = max(scored, default=(0.0, ""))
-    return sentence if share >= CLOSE_SENTENCE else ""
+    scored = [(len(wanted & (words := _plain_terms(s))) / len(wanted | words), s) for s in said]
+    share, closest = max(scored, default=(0.0, ""))
+    return closest if share >= CLOSE_SENTENCE else ""
 
 
 def _plain_terms(text: str) -> set[str]:

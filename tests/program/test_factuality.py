@@ -53,6 +53,15 @@ def test_a_negation_over_other_words_is_not_read_as_a_contradiction():
     assert fact("Shirley Temple did not direct Kiss and Tell; Richard Wallace did [1].").contradictions == []
 
 
+def test_negations_are_compared_clause_by_clause():
+    tank = {1: "Tank House. Although the stone craftsmanship is similar to the work of stonemason H. T. Pugh, the "
+               "builder of the house has not been determined."}
+    similar = "The stone craftsmanship is similar to the work of stonemason H. T. Pugh [1]."
+    assert check_factuality(similar, "Who built it?", tank, [1]).contradictions == []
+    built = "Although the craftsmanship is similar, the builder of the house has been determined [1]."
+    assert check_factuality(built, "Who built it?", tank, [1]).contradictions[0].startswith("it affirms")
+
+
 def test_an_unsupported_sentence_scores_low():
     f = fact("Shirley Temple starred in Kiss and Tell [1]. The film won four awards at Cannes [1].")
     assert f.claims == 2 and f.support < 0.6 and f.contradictions == []
@@ -82,6 +91,13 @@ def test_overconfident_wording_over_weak_support_costs_a_share_of_the_score():
 def test_heavy_hedging_over_strong_support_is_miscalibrated():
     assert miscalibration("She might possibly have served as Chief of Protocol [2].", support=1.0).startswith("heavy hedging")
     assert miscalibration("She was born in May 1928 and might have acted [2].", support=1.0) == ""  # May is a month
+
+
+def test_a_value_another_shown_passage_states_is_a_wrong_citation_not_a_contradiction():
+    passages = {1: "VCU Rams. The 2011-12 team played in 2011.", 2: "VCU. The university was founded in 1838."}
+    f = check_factuality("VCU was founded in 1838 [1].", "When was VCU founded?", passages, [1, 2])
+    assert f.contradictions == [] and f.support == 0.0  # [1] lacks the year: no support, but no conflict
+    assert check_factuality("VCU was founded in 1838 [1].", "?", {1: passages[1]}, [1]).contradictions
 
 
 def test_numbers_in_the_question_are_not_held_against_the_answer():
