@@ -1,16 +1,18 @@
 """MLflow logging for eval runs: params, per-system figures, and the report files as artifacts.
 
 The store is MLFLOW_TRACKING_URI when set, else a local SQLite file in the data dir (MLflow 3
-deprecates the plain-folder store) with artifacts beside it. One eval run folder is one MLflow
-run: its id is kept in the folder, so a resumed eval continues the same MLflow run (and one
-killed before its id was saved is found by its folder tag). A run that raises ends FAILED, an
-interrupted one KILLED, never left RUNNING. Only the params given are
+deprecates the plain-folder store), created whole or not at all, with artifacts beside it. One
+eval run folder is one MLflow run: its id is kept in the folder, so a resumed eval continues the
+same MLflow run (and one killed before its id was saved is found by its folder tag). A run that
+raises ends FAILED, an interrupted one KILLED, never left RUNNING. Only the params given are
 logged, and any value holding a configured secret is dropped. This module does not evaluate.
 """
 
 from __future__ import annotations
 
+import os
 import time
+import uuid
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Iterator
@@ -29,13 +31,15 @@ FOLDER_TAG = "gatedrag.folder"  # the run folder an MLflow run belongs to
 
 
 def tracking_uri(settings: Settings) -> str:
-    return settings.mlflow_tracking_uri or f"sqlite:///{(settings.data_dir / 'mlflow.db').resolve()}"
+    return settings.mlflow_tracking_uri or f"sqlite:///{_local_store(settings).resolve()}"
 
 
 @contextmanager
 def tracked_run(settings: Settings, folder: Path, params: dict[str, object],
                 experiment: str = EXPERIMENT) -> Iterator[EvalTracking]:
     """An MLflow run for the job in `folder` (resumed when the folder has one), ended by status."""
+    if not settings.mlflow_tracking_uri:
+        _create_local_store(_local_store(settings))
     client = MlflowClient(tracking_uri(settings))
     run_id = _resume(client, folder) or _create(client, settings, folder, experiment)
     client.log_batch(run_id, params=[Param(k, str(v)) for k, v in _without_secrets(params, settings).items()])
@@ -48,6 +52,30 @@ def tracked_run(settings: Settings, folder: Path, params: dict[str, object],
         client.set_terminated(run_id, RunStatus.to_string(RunStatus.FAILED))
         raise
     client.set_terminated(run_id, RunStatus.to_string(RunStatus.FINISHED))
+
+
+def _local_store(settings: Settings) -> Path:
+    return settings.data_dir / "mlflow.db"
+
+
+def _create_local_store(path: Path) -> None:
+    """Create the SQLite store whole, if it does not exist yet.
+
+    subtle: MLflow builds a new store's tables in dozens of migration steps; a kill between two
+    left a store that every later run failed to open ("duplicate column name: step"). So they are
+    built in a file of their own, linked into place only when complete (a link, unlike a
+    rename, never replaces a store another process made meanwhile)."""
+    if path.exists():
+        return
+    path.parent.mkdir(parents=True, exist_ok=True)
+    building = path.with_name(f".{path.name}.{uuid.uuid4().hex}.tmp")  # a new name: MLflow caches stores by URI
+    try:
+        MlflowClient(f"sqlite:///{building.resolve()}").search_experiments()
+        os.link(building, path)
+    except FileExistsError:
+        pass  # another process made it first: use theirs
+    finally:
+        building.unlink(missing_ok=True)
 
 
 class EvalTracking:

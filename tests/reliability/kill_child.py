@@ -5,7 +5,8 @@ FOLDER with its MLflow run in DATA_DIR's store. MODE `optimize`: the optimize jo
 few threshold trials, both evals) on the keyed fake LM of tests/optimize/job/test_job.py, with
 non-ASCII questions. Run again with the same FOLDER, either resumes. SIGTERM becomes Ctrl-C, as
 in `python -m optimize`; a finished run exits 0, an interrupted one 130. It prints "started"
-once its imports are done, so the killer can time its kill into the work. Not a test itself.
+once its imports are done and "done" when its work is, so the killer can time its kills into the
+work. Not a test itself.
 """
 
 from __future__ import annotations
@@ -61,6 +62,7 @@ def main(mode: str, folder: Path, data: Path) -> int:
         _eval(folder, settings) if mode == "eval" else _optimize(folder, settings)
     except KeyboardInterrupt:
         return INTERRUPTED
+    print("done", flush=True)
     return 0
 
 

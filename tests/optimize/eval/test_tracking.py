@@ -7,6 +7,7 @@ from optimize.eval.records import RecordLog
 from optimize.eval.runner import run_examples
 from optimize.eval.summary import summarize
 from optimize.eval.tracking import RUN_ID_FILE, tracked_run, tracking_uri
+from program.settings import Settings
 from tests.optimize.conftest import HAND, FakeProgram, examples, score
 
 PARAMS = {"split": "smoke", "systems": "gated", "note": "key sk-test-SECRET-1234"}
@@ -80,3 +81,24 @@ def test_abstention_web_use_gate_rules_and_calibration_are_logged_per_system(set
     assert metrics["gated.rule_covered_with_cliff"] == 2 and metrics["gated.rule_out_of_time"] == 1
     # every hand record is wrong (F1 0) at the prior of no evidence, 5: an ECE of 0.05 and no AUROC
     assert metrics["gated.confidence_ece"] == pytest.approx(0.05) and "gated.confidence_auroc" not in metrics
+
+
+def test_a_store_whose_creation_is_cut_short_is_not_left_half_made(tmp_path, monkeypatch):
+    import mlflow.store.db.utils
+
+    settings = Settings(_env_file=None, data_dir=tmp_path / "data", mlflow_tracking_uri=None)
+    upgrade = mlflow.store.db.utils._upgrade_db
+
+    def killed_midway(engine):  # as a kill between two of MLflow's migration steps
+        upgrade(engine)
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(mlflow.store.db.utils, "_upgrade_db", killed_midway)
+    with pytest.raises(KeyboardInterrupt), tracked_run(settings, tmp_path, PARAMS):
+        pass
+    assert not (settings.data_dir / "mlflow.db").exists()
+    assert [p.name for p in settings.data_dir.iterdir()] == []  # nor its temp file
+    monkeypatch.undo()
+    with tracked_run(settings, tmp_path, PARAMS):
+        pass
+    assert run_of(settings, tmp_path)[1].info.status == "FINISHED"
