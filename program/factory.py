@@ -1,4 +1,4 @@
-"""Build a ready GatedRAG from settings: the index search, the web backend and the thresholds.
+"""Build a ready GatedRAG from settings: the index search, the web backend, the session store and the thresholds.
 
 It opens stores and backends but starts no LM; `program.lm.lm_profiles` does that.
 """
@@ -15,6 +15,7 @@ from program.retrieval.open_store import open_store
 from program.retrieval.retriever import HybridSearch
 from program.retrieval.store import Store
 from program.retrieval.web_search import WebSearch, build_web_search
+from program.sessions.open_sessions import open_sessions
 from program.settings import Settings
 
 
@@ -25,7 +26,8 @@ def build_program(settings: Settings, program_path: Path | None = None, override
     A missing index raises `program.retrieval.store.CollectionMissingError`, naming how to build it."""
     store = open_store(settings)
     store.require(settings.collection)
-    rag = program_class(HybridSearch.from_settings(settings, "index"), web=_web(settings, store))
+    rag = program_class(HybridSearch.from_settings(settings, "index"), web=_web(settings, store),
+                        sessions=open_sessions(settings))
     if program_path:
         rag.load(program_path)
     rag.thresholds = _with_overrides(rag.thresholds, overrides or {})

@@ -60,3 +60,7 @@ class Thresholds(BaseModel):
     relevance_weight: float = Field(0.7, ge=0.0, le=1.0, description="MMR weight of relevance against novelty when "
                                     "ordering the evidence across sub-queries; 1.0 orders by fused score alone")
     passage_tokens: int = Field(100, ge=20, le=2000, description="token cap for one passage after trimming to its best sentences")
+    # follow-ups in a session (program/follow_up.py)
+    follow_up_words: int = Field(6, ge=0, le=30, description="a question of at most this many words that names "
+                                 "nothing, asked within follow_up_seconds of its session's last turn, is a follow-up")
+    follow_up_seconds: float = Field(120.0, ge=0.0, le=3600.0, description="see follow_up_words")

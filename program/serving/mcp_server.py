@@ -49,15 +49,17 @@ def create_mcp_server(answerer: Answerer, settings: Settings, *, resolve: Resolv
     @_reported
     def answer(question: str, intent: QueryType | None = None, known_context: str = "", constraints: str = "",
                expansion_budget: int | None = None, include_trace: bool = False,
-               collection: str | None = None) -> AnswerResponse:
+               collection: str | None = None, session_id: str | None = None) -> AnswerResponse:
         """Answer a question from the collection with [n] citations, confidence (0-100), retrieval quality,
         suggestions and related queries. Optional hints: intent (factual, comparison, how_to, exploratory) skips
         classification; known_context is what you already know (not fetched again); constraints (e.g. "must
         include code examples") ride along with every query and the judge; expansion_budget caps the extra
         retrieval rounds (0 = one retrieval pass); include_trace returns every decision; collection names
-        another collection to answer from (default: the served one)."""
+        another collection to answer from (default: the served one); session_id continues a conversation, so a
+        follow-up ("What about its pricing?") is rewritten with its recent turns' topics (by default the last 5, for 10 minutes)."""
         request = AnswerRequest(question=question, intent=intent, known_context=known_context, constraints=constraints,
-                                expansion_budget=expansion_budget, include_trace=include_trace, collection=collection)
+                                expansion_budget=expansion_budget, include_trace=include_trace, collection=collection,
+                                session_id=session_id)
         return answerer.answer(request)
 
     @server.tool()

@@ -1,0 +1,82 @@
+"""One session's recent turns as the loop reads them: each turn's question, its standalone form,
+short answer and topics, and the rules every store keeps (at most N turns, forgotten after an idle spell).
+
+`Conversation` is a snapshot: the stores hand one out and take `Turn`s back. Topics are the named
+entities of a turn's standalone question and short answer (`program.decomposition.named_entities`).
+Session ids are checked here, once for every surface: they name files in the file store.
+This module stores nothing and decides nothing about follow-ups (`program.follow_up` does).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Protocol
+
+from pydantic import BaseModel, Field
+
+from program.decomposition import named_entities
+
+SESSION_ID = r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$"
+MAX_TOPICS = 4  # names shown to the rewrite, latest first: each costs prompt tokens
+TRANSCRIPT_TURNS = 2  # earlier turns shown to the rewrite
+
+
+def check_session_id(session_id: str) -> str:
+    if not re.fullmatch(SESSION_ID, session_id):
+        raise ValueError(f"session id {session_id[:80]!r}: use 1 to 64 letters, digits, '.', '_' or '-', "
+                         "starting with a letter or digit")
+    return session_id
+
+
+class Turn(BaseModel):
+    question: str = Field(description="as asked")
+    standalone: str = Field(description="the question the loop answered: the rewrite of a follow-up, else as asked")
+    short_answer: str = ""
+    topics: list[str] = Field([], description="named entities of the standalone question, then of the short answer")
+    at: float = Field(0.0, description="when it was recorded, seconds since the epoch (the store's clock)")
+
+    @classmethod
+    def of(cls, question: str, standalone: str, short_answer: str) -> Turn:
+        topics = list(dict.fromkeys(named_entities(standalone) + named_entities(short_answer)))
+        return cls(question=question, standalone=standalone, short_answer=short_answer, topics=topics)
+
+
+@dataclass(frozen=True)
+class Conversation:
+    turns: tuple[Turn, ...] = ()  # oldest first
+    idle_s: float = 0.0  # seconds since the last turn
+
+    def topics(self) -> list[str]:
+        """The names the conversation is about, the latest turn's first."""
+        names = [t for turn in reversed(self.turns) for t in turn.topics]
+        return list(dict.fromkeys(names))[:MAX_TOPICS]
+
+    def main_entity(self) -> str:
+        """What a pronoun most likely points to: the last question's first name, else its answer's."""
+        if not self.turns:
+            return ""
+        last = self.turns[-1]
+        # subtle: the question's name first: after "What is S3 Glacier?" the answer's first name
+        # may be a word like "French" or "Amazon", while "it" is what was asked about
+        names = named_entities(last.standalone) or named_entities(last.short_answer) or self.topics()
+        return names[0] if names else ""
+
+    def transcript(self) -> str:
+        lines = [f"Q: {t.standalone}\nA: {t.short_answer or '(no answer)'}" for t in self.turns[-TRANSCRIPT_TURNS:]]
+        return "\n".join(lines)
+
+
+def recent(turns: list[Turn], now: float, keep: int, idle_s: float) -> list[Turn]:
+    """The turns a session still holds: none once it sat idle past `idle_s`, else the last `keep`."""
+    if not turns or now - turns[-1].at > idle_s:
+        return []
+    return turns[-keep:]
+
+
+class Sessions(Protocol):
+    """A session store: `program.sessions.memory_store` or `program.sessions.file_store`."""
+
+    def recall(self, session_id: str) -> Conversation: ...
+
+    def record(self, session_id: str, turn: Turn) -> None: ...
