@@ -2,9 +2,9 @@
 used when the LM's is unusable. Pure functions over the question and the session's recent turns.
 
 A question is a follow-up when the session has a turn and the question opens with an ellipsis
-("what about ...", "and the ...?"), uses a pronoun before naming anything ("What is its
-capital?"), or is short, names nothing, and comes soon after the last turn. Anything else
-stands alone and costs no LM call. The loop (`program.loop`) asks `follow_up` before planning;
+("what about ...", "and the ...?"), uses a pronoun that no name of its own can explain ("What
+is its capital?", "In what New York city is she based?"), or is short, names nothing, and comes
+soon after the last turn. Anything else stands alone and costs no LM call. The loop (`program.loop`) asks `follow_up` before planning;
 `Contextualize` writes the rewrite, `check_rewrite` vets it and `substitute` is the fallback.
 No LM, no retrieval, no I/O here.
 """
@@ -22,6 +22,9 @@ _ELLIPSIS = re.compile(r"^\W*(?:(?:what|how)\s+(?:about|else)|and|also|or)\b", r
 _PRONOUN = re.compile(r"\b(?:(?:this|that|the\s+same)\s+one|it|its|itself|they|them|their|theirs|he|him|his|"
                       r"she|her|hers)\b", re.I)
 _OWNER = {"its", "their", "theirs", "his", "hers"}  # read as "<name>'s"
+# what ends a clause: a name before one of these can be what a later pronoun points to
+_CLAUSE_END = re.compile(r"[,;]|\b(?:and|but|or|who|whom|whose|which|that|when|where|while|before|after|because|"
+                         r"since|until|if|though|although)\b", re.I)
 # after "her", a word that makes it an object ("held by her in 1990"), not an owner ("her name")
 _NOT_OWNED = set("in on at to for from by with and or as than about after before since until was is".split())
 
@@ -39,23 +42,37 @@ def follow_up(question: str, conversation: Conversation, t: Thresholds) -> Follo
         return FollowUp(False, "no_session", "no earlier turn in this session")
     if opener := _ELLIPSIS.match(question):
         return FollowUp(True, "ellipsis", f"opens with {opener.group().strip()!r}: continues the last turn")
-    names, pronoun = _names(question), _PRONOUN.search(question)
-    if pronoun and (not names or pronoun.start() < question.find(names[0])):
-        return FollowUp(True, "pronoun", f"{pronoun.group()!r} before any name: it points to an earlier turn")
+    names = named_entities(question)
+    if pronoun := _unexplained_pronoun(question, names):
+        return FollowUp(True, "pronoun", f"{pronoun.group()!r} points to no name of the question: to an earlier turn")
     words = len(question.split())
-    if not names and words <= t.follow_up_words and conversation.idle_s <= t.follow_up_seconds:
+    soon = words <= t.follow_up_words and conversation.idle_s <= t.follow_up_seconds
+    if soon and not _names_something(question, names):
         return FollowUp(True, "short_soon", f"{words} words naming nothing, {conversation.idle_s:.0f} s after the "
                         "last turn")
     return FollowUp(False, "standalone", "names what it asks about")
 
 
-def _names(question: str) -> list[str]:
-    """The question's names, without a lone capitalised first word ("Population in 2001?")."""
-    names = named_entities(question)
+def _unexplained_pronoun(question: str, names: list[str]) -> re.Match | None:
+    """The first pronoun no name of the question can be: an owner ("his", "its") may point to any
+    name before it ("Patrick Kennedy is known for his tales"), another pronoun only to a name in an
+    earlier clause ("When was Apple founded, and who runs it?", but not "Did Ed Wood direct it?")."""
+    spans = [(i, i + len(n)) for n in names if (i := question.find(n)) > -1]
+    for pronoun in _PRONOUN.finditer(question):
+        if any(start <= pronoun.start() < end for start, end in spans):
+            continue  # a word of a title ("Their Lives"), not a pronoun
+        before = [end for _, end in spans if end <= pronoun.start()]
+        owner = bool(before) and _owner(pronoun, question)
+        if not owner and not any(_CLAUSE_END.search(question, end, pronoun.start()) for end in before):
+            return pronoun
+    return None
+
+
+def _names_something(question: str, names: list[str]) -> bool:
+    """Whether the question names anything beyond a lone capitalised first word ("Population in 2001?")."""
     # subtle: the entity finder keeps any capitalised first word that is not a question word
-    if names and " " not in names[0] and question.lstrip().startswith(names[0]):
-        return names[1:]
-    return names
+    lone_first = bool(names) and " " not in names[0] and question.lstrip().startswith(names[0])
+    return len(names) > lone_first
 
 
 def check_rewrite(question: str, rewritten: str, conversation: Conversation) -> str:
@@ -82,10 +99,14 @@ def substitute(question: str, entity: str) -> str:
 
 
 def _name_for(pronoun: re.Match, question: str, entity: str) -> str:
+    return f"{entity}'s" if _owner(pronoun, question) else entity
+
+
+def _owner(pronoun: re.Match, question: str) -> bool:
+    """"its", "their", "his": an owner; "her" only before a word it owns ("her name", not "by her in")."""
     word = pronoun.group().lower()
     following = re.match(r"\s+([A-Za-z]+)", question[pronoun.end():])
-    owned = word == "her" and following is not None and following.group(1).lower() not in _NOT_OWNED
-    return f"{entity}'s" if word in _OWNER or owned else entity
+    return word in _OWNER or word == "her" and following is not None and following.group(1).lower() not in _NOT_OWNED
 
 
 def _words(text: str) -> set[str]:

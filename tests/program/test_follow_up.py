@@ -18,6 +18,8 @@ GLACIER = Conversation((Turn.of("What is S3 Glacier?", "What is S3 Glacier?", "a
     ("Who created it?", "pronoun"),
     ("Is that one cheaper than S3 Standard?", "pronoun"),
     ("What government position was held by her?", "pronoun"),
+    ("In what New York city is she based?", "pronoun"),  # a name, but not one "she" can point to
+    ("Did Ed Wood direct it?", "pronoun"),
     ("Minimum storage duration?", "short_soon"),
     ("How much per gigabyte?", "short_soon"),
 ])
@@ -28,7 +30,11 @@ def test_ellipsis_pronouns_and_short_quick_questions_are_follow_ups(question, ru
 
 @pytest.mark.parametrize("question", [
     "What is the minimum storage duration of S3 Glacier Deep Archive?",
-    "When was Apple founded, and who is its chief executive?",  # "its" points to a name it gave
+    "When was Apple founded, and who is its chief executive?",  # "its" points to a name in an earlier clause
+    "Was Ed Wood American, or was he British?",
+    "Did Shirley Temple act before she became a diplomat?",
+    "Patrick Kennedy is known for his collections of folktales from which province?",
+    'Who wrote the book "Their Lives: The Women Targeted by the Clinton Machine"?',
     "How does Amazon DynamoDB handle partitions?",
 ])
 def test_a_question_that_names_what_it_asks_about_stands_alone(question):
