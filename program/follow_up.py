@@ -76,12 +76,19 @@ def _names_something(question: str, names: list[str]) -> bool:
 
 
 def check_rewrite(question: str, rewritten: str, conversation: Conversation) -> str:
-    """Why the LM's standalone question is unusable, or "" when it is fine: it must differ from the
-    follow-up and bring in a word of the session's topics that the follow-up lacked."""
-    if not rewritten.strip():
+    """Why the LM's standalone question is unusable, or "" when it is fine: still a question, with
+    at least half of the follow-up's own words, and a word of the session's topics the follow-up lacked."""
+    rewritten = rewritten.strip()
+    if not rewritten:
         return "it is empty"
-    if rewritten.strip().lower() == question.strip().lower():
+    if rewritten.lower() == question.strip().lower():
         return "it repeats the follow-up"
+    # subtle: a small LM asked to rewrite often answers instead ("Her position was ...")
+    if question.strip().endswith("?") and not rewritten.endswith("?"):
+        return "it is not a question"
+    own = {w for w in _words(question) if len(w) > 2 and not _PRONOUN.fullmatch(w)}
+    if len(own & _words(rewritten)) * 2 < len(own):
+        return "it drops the follow-up's words"
     topic_words = {w for topic in conversation.topics() for w in _words(topic) if len(w) > 2}
     if not topic_words & (_words(rewritten) - _words(question)):
         return "it names none of the session's topics"

@@ -1,8 +1,9 @@
 """One session's recent turns as the loop reads them: each turn's question, its standalone form,
 short answer and topics, and the rules every store keeps (at most N turns, forgotten after an idle spell).
 
-`Conversation` is a snapshot: the stores hand one out and take `Turn`s back. Topics are the named
-entities of a turn's standalone question and short answer (`program.decomposition.named_entities`).
+`Conversation` is a snapshot: the stores hand one out and take `Turn`s back. Topics are what a turn's
+standalone question asks about ("What is St. Jude Medical?": "St. Jude Medical") and the named
+entities of the question and its short answer (`program.decomposition.named_entities`).
 Session ids are checked here, once for every surface: they name files in the file store.
 This module stores nothing and decides nothing about follow-ups (`program.follow_up` does).
 """
@@ -20,6 +21,8 @@ from program.decomposition import named_entities
 SESSION_ID = r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$"
 MAX_TOPICS = 4  # names shown to the rewrite, latest first: each costs prompt tokens
 TRANSCRIPT_TURNS = 2  # earlier turns shown to the rewrite
+# "What is X?", "Who was X?" of a name X: X whole, where the entity finder would split "St. Jude Medical"
+_DEFINITION = re.compile(r"^\s*(?i:who|what)\s+(?i:is|are|was|were)\s+(?:(?i:the)\s+)?([A-Z0-9][^?]*?)\s*\?*\s*$")
 
 
 def check_session_id(session_id: str) -> str:
@@ -33,12 +36,14 @@ class Turn(BaseModel):
     question: str = Field(description="as asked")
     standalone: str = Field(description="the question the loop answered: the rewrite of a follow-up, else as asked")
     short_answer: str = ""
-    topics: list[str] = Field([], description="named entities of the standalone question, then of the short answer")
+    topics: list[str] = Field([], description="what the standalone question asks about, then its answer's names")
     at: float = Field(0.0, description="when it was recorded, seconds since the epoch (the store's clock)")
 
     @classmethod
     def of(cls, question: str, standalone: str, short_answer: str) -> Turn:
-        topics = list(dict.fromkeys(named_entities(standalone) + named_entities(short_answer)))
+        subject = [m.group(1)] if (m := _DEFINITION.match(standalone)) else []
+        names = [n for n in named_entities(standalone) if not any(n in s for s in subject)]
+        topics = list(dict.fromkeys(subject + names + named_entities(short_answer)))
         return cls(question=question, standalone=standalone, short_answer=short_answer, topics=topics)
 
 
@@ -53,14 +58,10 @@ class Conversation:
         return list(dict.fromkeys(names))[:MAX_TOPICS]
 
     def main_entity(self) -> str:
-        """What a pronoun most likely points to: the last question's first name, else its answer's."""
-        if not self.turns:
-            return ""
-        last = self.turns[-1]
-        # subtle: the question's name first: after "What is S3 Glacier?" the answer's first name
-        # may be a word like "French" or "Amazon", while "it" is what was asked about
-        names = named_entities(last.standalone) or named_entities(last.short_answer) or self.topics()
-        return names[0] if names else ""
+        """What a pronoun most likely points to: the last question's first topic, else its answer's."""
+        # subtle: the question's topic first: after "What is Carrefour?" the answer's first name
+        # may be "French", while "it" is what was asked about
+        return self.turns[-1].topics[0] if self.turns and self.turns[-1].topics else ""
 
     def transcript(self) -> str:
         lines = [f"Q: {t.standalone}\nA: {t.short_answer or '(no answer)'}" for t in self.turns[-TRANSCRIPT_TURNS:]]

@@ -59,6 +59,8 @@ def test_a_short_question_long_after_the_last_turn_stands_alone():
     ("", "it is empty"),
     ("What about its pricing?", "it repeats the follow-up"),
     ("What is the pricing of it?", "it names none of the session's topics"),
+    ("S3 Glacier's pricing is per gigabyte.", "it is not a question"),
+    ("Who created S3 Glacier?", "it drops the follow-up's words"),
 ])
 def test_the_lms_rewrite_must_bring_in_a_topic_of_the_session(rewritten, problem):
     assert check_rewrite("What about its pricing?", rewritten, GLACIER) == problem

@@ -14,6 +14,13 @@ def test_a_turns_topics_are_the_names_of_its_standalone_question_then_its_answer
     assert t.topics[0] == "S3 Glacier" and "Amazon S3" in t.topics[1:]
 
 
+def test_what_a_definition_question_asks_about_is_one_topic_whole():
+    assert Turn.of("What is St. Jude Medical?", "What is St. Jude Medical?", "").topics == ["St. Jude Medical"]
+    assert Turn.of("Who are Winner, the band?", "Who are Winner, the band?", "").topics == ["Winner, the band"]
+    assert Turn.of("What is the capital of France?", "What is the capital of France?", "Paris").topics == \
+        ["France", "Paris"]  # not a name: its names
+
+
 def test_topics_come_latest_turn_first_without_repeats_and_capped():
     conversation = Conversation((turn("Who is Shirley Temple?", "Chief of Protocol"),
                                  turn("Did Shirley Temple star in the film Kiss and Tell?", "yes"),
