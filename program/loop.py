@@ -28,6 +28,7 @@ from program.follow_up import check_rewrite, follow_up, substitute
 from program.gate import Verdict, budget_left, decide, spend
 from program.hints import Hints
 from program.passage import Passage
+from program.redaction import redact
 from program.run_state import RunState
 from program.sessions.conversation import Conversation, Sessions, Turn
 from program.sessions.memory_store import SessionStore
@@ -124,7 +125,7 @@ class GatedRAG(dspy.Module):
         run.code_blocks = run.code_blocks or check_code(run.draft)
         result = run.result(NO_ANSWER)
         if session_id:
-            self.sessions.record(session_id, Turn.of(result.question, run.question, result.short_answer))
+            self._remember(session_id, run, result)
         return dspy.Prediction(answer=result.answer, short_answer=result.short_answer, result=result,
                                evidence=result.evidence)
 
@@ -142,6 +143,13 @@ class GatedRAG(dspy.Module):
         step.queries = [standalone]
         if standalone != run.question:
             run.stand_alone(standalone)
+
+    def _remember(self, session_id: str, run: RunState, result) -> None:
+        """This turn, for the session's next question: a store that cannot write loses the turn, not the answer."""
+        try:
+            self.sessions.record(session_id, Turn.of(result.question, run.question, result.short_answer))
+        except OSError as error:
+            result.warnings.append(redact(f"this turn was not kept in session {session_id!r}: {error}"))
 
     def _plan(self, run: RunState, hints: Hints, step) -> None:
         mode = run.thresholds.decompose_mode

@@ -32,9 +32,10 @@ class FileSessionStore:
 
     def recall(self, session_id: str) -> Conversation:
         path, now = self._path(session_id), self.clock()
-        turns = recent(_read(path), now, self.turns, self.idle_s)
-        if not turns:
-            path.unlink(missing_ok=True)
+        stored = _read(path)
+        turns = recent(stored, now, self.turns, self.idle_s)
+        if stored and not turns:
+            path.unlink(missing_ok=True)  # expired: forgotten now, not at the next turn
         return Conversation(tuple(turns), now - turns[-1].at if turns else 0.0)
 
     def record(self, session_id: str, turn: Turn) -> None:
@@ -63,7 +64,7 @@ class FileSessionStore:
 def _read(path: Path) -> list[Turn]:
     try:
         return [Turn.model_validate(t) for t in json.loads(path.read_text(encoding="utf-8"))]
-    except FileNotFoundError:
+    except OSError:  # none yet, or unreadable: the session starts afresh, and a failed write says so
         return []
     except (ValueError, TypeError):  # torn or hand-edited (a ValidationError is a ValueError): start afresh
         return []

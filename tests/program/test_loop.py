@@ -11,6 +11,7 @@ from dspy.utils import DummyLM
 from program.hints import Hints
 from signatures import Contextualize, JudgeSufficiency, RepairCode
 from program.loop import GatedRAG
+from program.sessions.file_store import FileSessionStore
 from program.thresholds import Thresholds
 from tests.conftest import FakeSearch, FakeWeb, passage, scripted_lm
 from tests.program.fake_engine import DOCS, FOLLOW_UP, STANDALONE, signature_lm
@@ -385,6 +386,16 @@ def test_sessions_are_apart_and_a_bad_session_id_is_refused_before_any_work():
     with dspy.context(lm=lm, adapter=lm.adapter), pytest.raises(ValueError, match="session id"):
         GatedRAG(search)(question=WHO, session_id="../x")
     assert search.queries == []
+
+
+def test_a_session_store_that_cannot_write_costs_the_turn_not_the_answer(tmp_path):
+    blocked = tmp_path / "sessions"
+    blocked.write_text("a file where the folder should be")
+    lm = signature_lm()
+    rag = GatedRAG(FakeSearch(DOCS), sessions=FileSessionStore(blocked))
+    with dspy.context(lm=lm, adapter=lm.adapter):
+        result = rag(question=WHO, session_id="a").result
+    assert result.answer and result.warnings[-1].startswith("this turn was not kept in session 'a'")
 
 
 def test_a_program_saved_before_the_rewrite_loads_with_its_default_prompt():

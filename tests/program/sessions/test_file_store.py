@@ -39,6 +39,8 @@ def test_a_torn_file_reads_as_a_fresh_session_and_a_bad_id_writes_nothing(tmp_pa
     store = FileSessionStore(tmp_path)
     (tmp_path / "s1.json").write_text('[{"question": "Who', encoding="utf-8")
     assert store.recall("s1").turns == ()
+    store.record("s1", turn(1))
+    assert [t.question for t in store.recall("s1").turns] == ["Question 1?"]
     with pytest.raises(ValueError, match="session id"):
         store.record("../escape", turn(1))
-    assert list(tmp_path.iterdir()) == [] and not (tmp_path.parent / "escape.json").exists()
+    assert [p.name for p in tmp_path.iterdir()] == ["s1.json"] and not (tmp_path.parent / "escape.json").exists()
