@@ -99,3 +99,11 @@ def test_related_queries_are_gaps_sub_queries_and_rewrites_without_the_question(
     r = result({QUESTION: 0.8, "Ed Wood nationality": 0.3, "ed wood NATIONALITY": 0.3}, gaps=["Ed Wood's birthplace"],
                steps=steps)
     assert related_queries(r) == ["Ed Wood's birthplace", "Ed Wood nationality", "Ed Wood biography"]
+
+
+def test_a_follow_ups_fallback_searches_its_standalone_form_not_the_pronoun():
+    follow_up = result({"Scott Derrickson nationality": 0.3, "Ed Wood nationality": 0.3}, ended="budget_exhausted",
+                       key_concepts=()).model_copy(update={"question": "Were they of the same nationality?",
+                                                           "standalone_question": QUESTION})
+    queries = describe(follow_up, web_configured=False).fallback.web_queries
+    assert QUESTION in queries and "Were they of the same nationality?" not in queries
