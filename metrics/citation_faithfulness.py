@@ -11,17 +11,10 @@ The judge decides support (`metrics.support_judge`). This module does not judge 
 
 from __future__ import annotations
 
-import re
-
 from pydantic import BaseModel
 
-from program.citations import cited_numbers
+from program.citations import cited_numbers, claims, strip_markers
 from program.result import Citation
-
-_SENTENCE = re.compile(r"(?<=[.!?])\s+(?=\S)|(?<=\])\s+(?=[A-Z])")
-_MARKERS = re.compile(r"\s*\[\d+(?:\s*,\s*\d+)*\]")
-# the loop's own "I could not find the answer" is an admission, not a claim
-_NO_CLAIM = re.compile(r"\b(could not find|cannot find|does not (contain|say|mention)|no (information|evidence))\b", re.I)
 
 
 class CitationScores(BaseModel):
@@ -34,18 +27,12 @@ class CitationScores(BaseModel):
     unsupported: list[str] = []
 
 
-def claims(answer: str) -> list[str]:
-    """The answer's sentences that state something, with their [n] markers kept."""
-    sentences = [s.strip() for s in _SENTENCE.split(answer or "") if s.strip()]
-    return [s for s in sentences if re.search(r"\w", _MARKERS.sub("", s)) and not _NO_CLAIM.search(s)]
-
-
 def score_citations(answer: str, citations: list[Citation], judge) -> CitationScores:
     quotes = {c.n: c.quote for c in citations}
     scores = CitationScores()
     for sentence in claims(answer):
         refs = [n for n in cited_numbers(sentence) if n in quotes]
-        text = _MARKERS.sub("", sentence).strip()
+        text = strip_markers(sentence).strip()
         supported = bool(refs) and judge(text, [quotes[n] for n in refs])
         scores.claims += 1
         scores.supported_claims += supported

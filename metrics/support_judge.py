@@ -8,17 +8,15 @@ verdict. `python -m metrics.calibrate` measures both on WiCE. Verdicts are cache
 
 from __future__ import annotations
 
-import re
 import threading
 from typing import Literal, Protocol
 
 import dspy
 from pydantic import ValidationError
 
-from program.evidence import terms
+from program.factuality import lexical_support
 from signatures import JudgeSupport
 
-_NUMBER = re.compile(r"\d+(?:[.,]\d+)*")
 # chosen on WiCE dev with `python -m metrics.calibrate --judge lexical` (best balanced accuracy)
 LEXICAL_THRESHOLD = 0.3
 
@@ -40,11 +38,7 @@ class LexicalSupportJudge:
 
     def score(self, claim: str, passages: list[str]) -> float:
         """Share of the claim's content words found in the passages; 0 if a number is missing."""
-        text = " ".join(passages)
-        if not set(_NUMBER.findall(claim)) <= set(_NUMBER.findall(text)):
-            return 0.0
-        wanted = terms(claim)
-        return len(wanted & terms(text)) / len(wanted) if wanted else 0.0
+        return lexical_support(claim, passages)
 
 
 class LMSupportJudge:

@@ -23,12 +23,12 @@ from pydantic import BaseModel, Field
 
 from program.agent_metadata import Fallback, Quality, Suggestion, describe, fallback_answer
 from program.passage import Passage
-from program.result import Citation, CodeCheck, Result, Source, Timing, Trace
+from program.result import Acceptance, Citation, CodeCheck, Result, Source, Timing, Trace
 
 if TYPE_CHECKING:
     import dspy
 
-SCHEMA_VERSION = "1.1"
+SCHEMA_VERSION = "1.2"  # 1.1: acceptance (the answer's score and its repair), trace.uncalibrated_confidence; 1.2: standalone_question
 SCHEMA_FILE = Path(__file__).with_name("answer_response.schema.json")
 JSON_SCHEMA_DIALECT = "https://json-schema.org/draft/2020-12/schema"
 
@@ -48,8 +48,9 @@ class AnswerResponse(BaseModel):
     abstained: bool = Field(False, description="the evidence does not hold the answer, so none is given")
     citations: list[Citation] = []
     sources: list[Source] = []
-    confidence: int = Field(0, ge=0, le=100, description="the judge's confidence (a prior from retrieval quality when "
-                            "no judge ran), capped by retrieval quality and by how the loop ended")
+    confidence: int = Field(0, ge=0, le=100, description="with a fitted calibrator, the estimated chance (in %) that "
+                            "the answer is right; without one, the judge's confidence (a prior from retrieval quality "
+                            "when no judge ran), capped by retrieval quality and by how the loop ended")
     retrieval_quality: Quality
     query_type: str
     suggestions: list[Suggestion] = []
@@ -57,6 +58,9 @@ class AnswerResponse(BaseModel):
     warnings: list[str] = []
     code_blocks: list[CodeCheck] = Field([], description="every fenced code block of the answer: valid, invalid "
                                          "(with its error) or unchecked (no parser for its language)")
+    acceptance: Acceptance | None = Field(None, description="the answer's score against the caller's criteria "
+                                          "(required, prohibited, check) and its cited evidence, before and after "
+                                          "its one repair; None when the loop stopped before scoring it")
     fallback: Fallback | None = Field(None, description="set when the evidence is insufficient: what was understood, "
                                                         "and web searches to run instead of a guess")
     timing: Timing = Timing()

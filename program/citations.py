@@ -3,7 +3,9 @@
 A sentence with no marker gets the shown passage sharing most terms with it and the question,
 and the result says so in a warning: a post-hoc citation is a guess, visible as one. Fenced
 code blocks are not prose: nothing is attached inside them.
-This module does not judge whether a citation supports its sentence; metrics do.
+`claims` splits an answer into the sentences that state something, for the metrics and the
+factuality check. This module does not judge whether a citation supports its sentence
+(`program.factuality` and `metrics` do).
 """
 
 from __future__ import annotations
@@ -15,13 +17,29 @@ from program.evidence import Shown, terms
 
 _CITE = re.compile(r"\[(\d+(?:\s*,\s*\d+)*)\]")
 _SENTENCE = re.compile(r"(?<=[.!?])\s+")
+# a claim ends at a sentence end, or at a [n] marker followed by a capital
+_CLAIM_END = re.compile(r"(?<=[.!?])\s+(?=\S)|(?<=\])\s+(?=[A-Z])")
+_MARKERS = re.compile(r"\s*\[\d+(?:\s*,\s*\d+)*\]")
+# the loop's own "I could not find the answer" is an admission, not a claim
+_NO_CLAIM = re.compile(r"\b(could not find|cannot find|does not (contain|say|mention)|no (information|evidence))\b", re.I)
 
 
 def cited_numbers(answer: str) -> list[int]:
     """Every n cited as [n], [n, m] or [n][m], in order of first use, outside code blocks
     (where `rows[1]` indexes a list and cites nothing)."""
-    found = [int(n) for group in _CITE.findall(_prose(answer)) for n in group.split(",")]
+    found = [int(n) for group in _CITE.findall(outside_code(answer)) for n in group.split(",")]
     return list(dict.fromkeys(found))
+
+
+def claims(answer: str) -> list[str]:
+    """The answer's sentences that state something, with their [n] markers kept."""
+    sentences = [s.strip() for s in _CLAIM_END.split(answer or "") if s.strip()]
+    return [s for s in sentences if re.search(r"\w", strip_markers(s)) and not _NO_CLAIM.search(s)]
+
+
+def strip_markers(text: str) -> str:
+    """The text without its [n] markers."""
+    return _MARKERS.sub("", text)
 
 
 def attach_missing(answer: str, question: str, shown: list[Shown]) -> tuple[str, int]:
@@ -53,7 +71,8 @@ def _attach_to_prose(prose: str, question: str, shown: list[Shown]) -> tuple[str
     return lead + " ".join(sentences) + trail, added
 
 
-def _prose(answer: str) -> str:
+def outside_code(answer: str) -> str:
+    """The answer outside its fenced code blocks."""
     kept, prose_from = [], 0
     for block in find_blocks(answer):
         kept.append(answer[prose_from:block.start])

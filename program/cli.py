@@ -1,8 +1,9 @@
 """The `python -m program` command line: `index` builds the stores, `ingest` adds your own documents,
 `ask` answers one question, `serve` runs the HTTP service and `mcp` the MCP server over stdio.
 
-Bad input (an empty or oversized question, an unknown profile, missing data or index) ends
-with a one-line message and a non-zero exit, never a traceback.
+Bad input (an empty or oversized question, an unknown profile, missing data or index, a compiled
+program or store that cannot be read, a Qdrant server that does not answer) ends with a one-line
+message and a non-zero exit, never a traceback.
 """
 
 from __future__ import annotations
@@ -12,6 +13,8 @@ import os
 import sys
 from pathlib import Path
 
+from program.criteria import CHECKS
+from program.errors import one_line
 from program.redaction import install_log_redaction, redact
 from program.settings import MAX_QUESTION_CHARS
 
@@ -47,10 +50,12 @@ def run_command(args: argparse.Namespace) -> int:
     try:
         return args.run(args)
     except UsageError as error:
-        print(f"error: {redact(str(error))}", file=sys.stderr)
+        print(f"error: {redact(one_line(error))}", file=sys.stderr)
         return 2
-    except (FileNotFoundError, RuntimeError, ValueError) as error:  # data, index, model or config missing
-        print(f"error: {redact(str(error))}", file=sys.stderr)
+    # data, index, model or config missing or unreadable; a store down or locked; a file that is not
+    # what it should be (program.errors.BadFileError); an LM that never became healthy (TimeoutError)
+    except (OSError, RuntimeError, ValueError) as error:
+        print(f"error: {redact(one_line(error))}", file=sys.stderr)
         return 1
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)
@@ -95,6 +100,12 @@ def _parser() -> argparse.ArgumentParser:
     ask.add_argument("--collection", help="the collection to answer from (default hotpotqa)")
     ask.add_argument("--web", choices=["tavily", "offline", "none"], help="the web backend (default: tavily if "
                      "TAVILY_API_KEY is set, else the collection's offline web corpus if it has one)")
+    ask.add_argument("--require", action="append", default=[], metavar="ELEMENT",
+                     help='what the answer must contain (repeatable): plain text, matched case-insensitively as whole '
+                     'words, or "re:" and a regular expression; a failed one buys one repair')
+    ask.add_argument("--prohibit", action="append", default=[], metavar="ELEMENT",
+                     help="what the answer must not contain (repeatable), written as for --require")
+    ask.add_argument("--check", choices=sorted(CHECKS), help="a named domain check of the answer")
     ask.add_argument("--max-iterations", type=int)
     ask.add_argument("--max-doc-queries", type=int)
     ask.add_argument("--max-web-searches", type=int)
@@ -153,6 +164,7 @@ def _ask(args: argparse.Namespace) -> int:
         raise UsageError("the question is empty")
     if len(question) > MAX_QUESTION_CHARS:
         raise UsageError(f"the question has {len(question)} characters; the limit is {MAX_QUESTION_CHARS}")
+    hints = _hints(args)  # before anything loads: a bad pattern changes nothing
     if args.session is not None:
         from program.sessions.conversation import check_session_id
 
@@ -162,10 +174,23 @@ def _ask(args: argparse.Namespace) -> int:
             raise UsageError(str(error)) from None
     settings = settings_from_args(args, profile="profile", local_model="local_model", data_dir="data_dir",
                                   collection="collection", web_backend="web")
-    return _answer(question, settings, args)
+    return _answer(question, hints, settings, args)
 
 
-def _answer(question: str, settings, args: argparse.Namespace) -> int:
+def _hints(args: argparse.Namespace):
+    from pydantic import ValidationError
+
+    from program.hints import Hints
+
+    try:
+        return Hints(required=args.require, prohibited=args.prohibit, check=args.check)
+    except ValidationError as error:
+        first = error.errors()[0]
+        flag = {"required": "--require", "prohibited": "--prohibit"}.get(str(first["loc"][0]), "--check")
+        raise UsageError(f"{flag} {first['input']!r}: {first['msg'].removeprefix('Value error, ')}") from None
+
+
+def _answer(question: str, hints, settings, args: argparse.Namespace) -> int:
     import dspy
 
     from program.answer_response import respond
@@ -183,7 +208,7 @@ def _answer(question: str, settings, args: argparse.Namespace) -> int:
         # JSONAdapter: the 0.5B parsed 0/12 ChatAdapter outputs and 12/12 JSON ones (llama.cpp
         # compiles the schema to a grammar), and it spares ChatAdapter's failed first try.
         dspy.configure(lm=handle.lm, adapter=dspy.JSONAdapter(), track_usage=True)
-        result = rag(question=question, session_id=args.session).result
+        result = rag(question=question, hints=hints, session_id=args.session).result
     print(respond(result, include_trace=args.trace).model_dump_json(indent=2) if args.json else render_result(result))
     return 0 if result.trace.ended != "error" else 1
 

@@ -4,11 +4,14 @@ Read `forward` top to bottom: rewrite a session's follow-up to stand alone (only
 `program.follow_up` reads it as one), plan the sub-queries, retrieve, then ask the gate
 (`program.gate.decide`) for the next action until it answers or abstains. The gate reads the
 retrieval signals first (`program.signals`) and calls for the LM judge only when they are
-inconclusive. Once it answers, the answer's fenced code blocks are parsed (`program.code_check`)
-and a block that does not parse gets one LM repair. Every action the loop can take is named in
-`forward`; the steps below only do the work. Retrieval and web search come in as plain
-callables so optimizers can copy the program freely; copies share the session store too.
-Serving concerns (a default LM, pickling for MLflow) live in `program.served`.
+inconclusive. Once it answers, the answer is scored against the caller's criteria and its cited
+evidence (`program.acceptance`, no LM), and the gate may give it one repair; then its fenced code
+blocks are parsed (`program.code_check`) and a block that does not parse gets one LM repair; a
+fitted calibrator, when the program carries one (`program.calibrator`), then replaces the judge's
+confidence. Every action the loop can take is named in `forward`; the steps below only do the
+work. Retrieval and web search come in as plain callables so optimizers can copy the program
+freely; copies share the session store too. Serving concerns (a default LM, pickling for MLflow)
+live in `program.served`.
 """
 
 from __future__ import annotations
@@ -19,13 +22,17 @@ import dspy
 from pydantic import ValidationError
 
 from signatures import Contextualize, Decompose, JudgeSufficiency, RefineAnswer, RepairCode, RewriteQuery, SynthesizeAnswer
+from program.acceptance import AnswerScore, acceptance, score_answer
+from program.calibrator import ConfidenceCalibrator
 from program.citations import cited_numbers
 from program.code_check import check_block, check_code, find_blocks, replace_block, strip_fence
+from program.criteria import judge_criteria
 from program.deadline import DeadlineExceeded, call_within
 from program.decomposition import named_entities, rule_based_plan
 from program.evidence import format_evidence
+from program.factuality import check_factuality
 from program.follow_up import check_rewrite, follow_up, substitute
-from program.gate import Verdict, budget_left, decide, spend
+from program.gate import Verdict, budget_left, decide, decide_acceptance, keep_repair, spend
 from program.hints import Hints
 from program.passage import Passage
 from program.redaction import redact
@@ -64,6 +71,7 @@ class GatedRAG(dspy.Module):
         self.web = web
         self.thresholds = thresholds or Thresholds()
         self.sessions = sessions or SessionStore()  # recall(id) and record(id, turn); see program.sessions
+        self.calibrator: ConfidenceCalibrator | None = None  # fitted by `python -m optimize calibrate`
 
     def forward(self, question: str, hints: Hints | None = None, time_limit_s: float | None = None,
                 session_id: str | None = None) -> dspy.Prediction:
@@ -74,7 +82,8 @@ class GatedRAG(dspy.Module):
         question = question.strip()  # subtle: the signals key each ranking by its query, stripped
         conversation = self.sessions.recall(session_id) if session_id else Conversation()
         run = RunState(question=question, thresholds=hints.apply(self.thresholds), time_limit_s=time_limit_s,
-                       constraints=hints.constraints, web=self.web.label if self.web else "none")
+                       constraints=hints.requirements(), criteria=hints.criteria,
+                       web=self.web.label if self.web else "none")
         try:
             if (follow := follow_up(question, conversation, run.thresholds)).rewrite:
                 with run.step("contextualize", follow.reason) as step:
@@ -110,6 +119,15 @@ class GatedRAG(dspy.Module):
                         self._retrieve(run, step, list(decision.queries) or self._rewrite(run))
                     elif decision.action == "search_web":
                         self._search_web(run, step, list(decision.queries))
+            with run.step("score") as step:  # the step's time includes the scoring's
+                score = self._score(run)  # no LM: the criteria, the judge's verdict and factuality
+                scored = decide_acceptance(score, run.gives_no_answer, run.seconds_left(), run.thresholds)
+                step.action, step.reason, step.rule = scored.action, scored.reason, scored.rule
+                step.score_before, step.failed = score.total, list(score.failed)
+                if scored.action == "repair":  # one LM call, only for a failed criterion or a contradiction
+                    self._repair(run, score, step)
+                else:
+                    run.acceptance = acceptance(score, None, kept=False, t=run.thresholds)
             run.code_blocks = check_code(run.draft)
             broken = [c.block for c in run.code_blocks if c.status == "invalid"]
             if broken:  # the only LM call after the answer, and only for code that does not parse
@@ -124,6 +142,8 @@ class GatedRAG(dspy.Module):
         # subtle: an answer cut short by the time limit or an error still reports its code blocks
         run.code_blocks = run.code_blocks or check_code(run.draft)
         result = run.result(NO_ANSWER)
+        if self.calibrator is not None:  # a confidence fitted on labelled questions replaces the judge's self-report
+            result = self.calibrator.calibrate(result)
         if session_id:
             self._remember(session_id, run, result)
         return dspy.Prediction(answer=result.answer, short_answer=result.short_answer, result=result,
@@ -196,9 +216,14 @@ class GatedRAG(dspy.Module):
         with run.timed("web"):
             for q in queries:
                 try:
-                    found += [r.to_passage() for r in self.web.search(q, max_results=run.thresholds.web_results)]
+                    # subtle: the search gets the time left, so a slow or throttled web cannot outlast the question
+                    results = self.web.search(q, max_results=run.thresholds.web_results, seconds_left=run.seconds_left())
                 except WebSearchError as error:
                     run.warn(f"web search failed for {q!r}: {error}")
+                    continue
+                if not results:
+                    run.warn(f"web search found nothing for {q!r}")
+                found += [r.to_passage() for r in results]
         step.top_scores = _top_scores(found)
         step.new_passages = run.add_evidence(found)
         run.memory.tried += queries
@@ -231,15 +256,37 @@ class GatedRAG(dspy.Module):
         fresh = [q for q in _clean_queries(out.get("queries"), limit=2) if q.lower() not in tried]
         return fresh or [f"{run.question} {' '.join(gaps)}".strip()]
 
-    def _refine(self, run: RunState) -> None:
+    def _refine(self, run: RunState, gaps: list[str] | None = None) -> None:
+        """`gaps`: what to fix, when not the judge's gaps (a repair's failed criteria)."""
         # subtle: after new evidence the refiner sees the new passages first, the ones the draft
         # cites, and only the best two earlier ones: with the whole pool in view the 0.5B kept
         # citing the old passages, and with none it lost the bridge to the new entity
         evidence = self._show(run, cited=set(cited_numbers(run.draft)), earlier=2)
         with run.timed("lm"):
             out = self._predict(run, self.refine, dict(short_answer=run.short_answer, answer=run.draft),
-                                question=run.asked, draft=run.draft, gaps=run.memory.gaps, evidence=evidence)
+                                question=run.asked, draft=run.draft, gaps=run.memory.gaps if gaps is None else gaps,
+                                evidence=evidence)
         run.set_draft(out.get("answer"), out.get("short_answer"))
+
+    def _score(self, run: RunState) -> AnswerScore:
+        passages = {i: f"{p.title}. {p.text}" for i, p in enumerate(run.pool.passages, 1)}
+        embed = getattr(self.search, "embed", None)  # a plain callable search has no embedder
+        factuality = check_factuality(run.draft, run.question, passages, [s.n for s in run.shown], embed)
+        criteria = judge_criteria(run.draft, run.short_answer, run.criteria)
+        return score_answer(criteria, run.verdict_score(), factuality, run.thresholds)
+
+    def _repair(self, run: RunState, before: AnswerScore, step) -> None:
+        """The refiner, told what failed as its gaps, rewrites the answer once; the rewrite is
+        scored again and kept only if it scores higher."""
+        draft, short_answer = run.draft, run.short_answer
+        self._refine(run, gaps=list(before.failed))
+        after = self._score(run)
+        step.score_after = after.total
+        kept = keep_repair(before, after)
+        if not kept:
+            run.draft, run.short_answer = draft, short_answer
+            run.warn(f"the repair scored {after.total:.2f}, not above {before.total:.2f}: kept the answer as it was")
+        run.acceptance = acceptance(before, after, kept=kept, t=run.thresholds)
 
     def _repair_code(self, run: RunState) -> None:
         """Each block that does not parse, rewritten once by the LM with its error: kept if the
@@ -296,18 +343,22 @@ class GatedRAG(dspy.Module):
     def _budget(self, run: RunState):
         return budget_left(run.thresholds, run.resources, self.web is not None, run.seconds_left())
 
-    # --- persistence: a compiled program carries its thresholds ------------------------
+    # --- persistence: a compiled program carries its thresholds and calibrator ------------
 
     def dump_state(self, json_mode=True):
+        calibrator = self.calibrator.model_dump() if self.calibrator else None
         return super().dump_state(json_mode=json_mode) | {"thresholds": self.thresholds.model_dump(),
-                                                            "gatedrag": {"format": FORMAT}}
+                                                            "calibrator": calibrator, "gatedrag": {"format": FORMAT}}
 
     def load_state(self, state, **kwargs):
         made = state.get("gatedrag", {}).get("format", 1)
         state = {name: getattr(self, name).dump_state() for name in self.LATER_PREDICTORS} | state
         thresholds = Thresholds.model_validate(_upgrade_thresholds(state.get("thresholds", {}), made))
+        # added within format 3: a program saved before it has none, and reports the judge's confidence
+        saved = state.get("calibrator")
+        calibrator = ConfidenceCalibrator.model_validate(saved) if saved is not None else None
         super().load_state(_upgrade_predictors(state, made), **kwargs)
-        self.thresholds = thresholds
+        self.thresholds, self.calibrator = thresholds, calibrator
         return self
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import textwrap
 
-from program.result import CodeCheck, Result, Step
+from program.result import Acceptance, CodeCheck, Result, Step
 
 
 def render_result(result: Result) -> str:
@@ -13,6 +13,8 @@ def render_result(result: Result) -> str:
              f"confidence {result.confidence}/100 · ended: {result.trace.ended}"]
     if result.standalone_question:
         lines[:0] = [f"follow-up read as: {result.standalone_question}"]
+    if result.acceptance:
+        lines.append(_render_acceptance(result.acceptance))
     if result.citations:
         lines += ["", "Citations:"]
         for c in result.citations:
@@ -31,6 +33,13 @@ def render_result(result: Result) -> str:
     return "\n".join(lines)
 
 
+def _render_acceptance(a: Acceptance) -> str:
+    after = f" -> {a.score_after:.2f} ({'kept' if a.repaired else 'not kept'})" if a.score_after is not None else ""
+    verdict = "accepted" if a.accepted else "under"
+    line = f"score {a.score_before:.2f}{after} · {verdict} at {a.threshold:.2f} · factuality {a.factuality.score:.2f}"
+    return line + (f" · still fails: {'; '.join(a.failed_after)}" if a.failed_after else "")
+
+
 def _render_code_check(check: CodeCheck) -> str:
     status = "repaired" if check.repaired else check.status
     return f"{check.block} {check.language or '(no language)'} {status}"
@@ -46,4 +55,7 @@ def _render_step(i: int, step: Step) -> str:
         details.append("queries: " + " | ".join(step.queries))
     if step.top_scores:
         details.append(f"top scores {step.top_scores}, {step.new_passages} new passages")
+    if step.score_before is not None:
+        after = f" -> {step.score_after:.2f}" if step.score_after is not None else ""
+        details.append(f"score {step.score_before:.2f}{after}" + (f"; failed: {'; '.join(step.failed)}" if step.failed else ""))
     return "\n".join([head] + [f"       {d}" for d in details])

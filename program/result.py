@@ -12,8 +12,8 @@ from pydantic import BaseModel, Field
 
 from program.passage import Passage
 
-Action = Literal["contextualize", "decompose", "retrieve", "draft", "refine", "judge", "answer", "abstain", "expand_locality",
-                 "query_docs", "search_web", "repair_code"]
+Action = Literal["contextualize", "decompose", "retrieve", "draft", "refine", "judge", "answer", "abstain",
+                 "expand_locality", "query_docs", "search_web", "repair_code", "score", "repair"]
 Ending = Literal["answered", "abstained", "budget_exhausted", "max_iterations", "error"]
 
 
@@ -50,6 +50,9 @@ class Step(BaseModel):
     confidence: float | None = Field(None, description="the judge's confidence, on a judge step")
     rule: str = Field("", description="the gate rule that chose this step (program/gate.py)")
     signals: dict[str, float] = Field({}, description="the retrieval signals the gate saw before this step")
+    score_before: float | None = Field(None, description="on a score or repair step: the answer's score (0-1)")
+    score_after: float | None = Field(None, description="on a repair step: the repaired answer's score")
+    failed: list[str] = Field([], description="on a score or repair step: the criteria failed and the contradictions")
     duration_s: float = 0.0
     lm: Tokens = Tokens()
     warnings: list[str] = []
@@ -85,6 +88,8 @@ class Trace(BaseModel):
     query_similarity: dict[str, float | None] = Field(
         {}, description="each doc query's best dense similarity in the collection (None: the search gave none)")
     coverage_similarity: float | None = Field(None, description="the threshold under which a query counted as not covered")
+    uncalibrated_confidence: int | None = Field(
+        None, ge=0, le=100, description="the judge's confidence, when the program's fitted calibrator replaced it")
 
 
 class CodeCheck(BaseModel):
@@ -97,6 +102,35 @@ class CodeCheck(BaseModel):
     line: int | None = Field(None, description="the line of the first syntax error within the block, when invalid")
     error: str = Field("", description="the parser's message, when invalid")
     repaired: bool = Field(False, description="it did not parse and was replaced by one LM repair that does")
+
+
+class Factuality(BaseModel):
+    """How well the answer agrees with the passages it cites, measured with no LM (program/factuality.py)."""
+
+    score: float = Field(ge=0.0, le=1.0, description="the mean support of its claims, less a share when miscalibrated")
+    support: float = Field(ge=0.0, le=1.0, description="the mean support of its claims by their cited passages; "
+                           "0 for a contradicted claim")
+    claims: int = Field(0, description="the sentences that state something")
+    contradictions: list[str] = Field([], description="a number, month or negation a claim states against its passages")
+    unsupported: list[str] = Field([], description="names no cited passage mentions")
+    miscalibrated: str = Field("", description="overconfident wording over weak support, or hedging over strong")
+
+
+class Acceptance(BaseModel):
+    """The answer's score: w_judge x judge + w_fact x factuality, its threshold, and the one repair
+    it may have had (program/acceptance.py scores it, program/gate.py decides the repair)."""
+
+    score_before: float = Field(ge=0.0, le=1.0, description="the answer's score before any repair")
+    score_after: float | None = Field(None, description="the repaired answer's score; None when no repair ran")
+    threshold: float = Field(description="the score an answer is accepted at")
+    accepted: bool = Field(description="the returned answer scores at or above the threshold")
+    repaired: bool = Field(False, description="a repair ran and, scoring higher, replaced the answer")
+    judge: float | None = Field(None, description="the returned answer's judge part: the share of criteria met "
+                                "times the LM judge's confidence; None with neither criteria nor a judge call")
+    criteria_given: int = Field(0, description="required and prohibited elements, and the domain check, given")
+    failed: list[str] = Field([], description="before any repair: the criteria failed and the contradictions")
+    failed_after: list[str] = Field([], description="what the returned answer still fails")
+    factuality: Factuality
 
 
 class Source(BaseModel):
@@ -118,6 +152,8 @@ class Result(BaseModel):
     sources: list[Source] = []
     warnings: list[str] = []
     code_blocks: list[CodeCheck] = Field([], description="every fenced code block of the answer, checked for syntax")
+    acceptance: Acceptance | None = Field(None, description="the answer's score against the caller's criteria and its "
+                                          "evidence; None when the loop stopped before scoring it (a time limit, an error)")
     timing: Timing = Timing()
     trace: Trace = Trace()
     evidence: list[Passage] = Field([], description="the passages shown to the LM for the final answer")

@@ -16,11 +16,13 @@ from typing import Iterator
 import dspy
 
 from program.citations import attach_missing, cited_numbers
+from program.criteria import Criteria
 from program.evidence import EvidencePool, Shown
 from program.gate import Progress, Verdict
 from program.passage import Passage
 from program.redaction import redact
-from program.result import Action, Citation, CodeCheck, Ending, Resources, Result, Source, Step, Timing, Tokens, Trace
+from program.result import (Acceptance, Action, Citation, CodeCheck, Ending, Resources, Result, Source, Step, Timing,
+                            Tokens, Trace)
 from program.signals import Signals
 from program.thresholds import Thresholds
 
@@ -66,7 +68,9 @@ class RunState:
     _signals: dict[int, Signals] = field(default_factory=dict)  # evidence version -> its signals
     ended: Ending = "answered"
     time_limit_s: float | None = None
-    constraints: str = ""
+    constraints: str = ""  # what every LM call reads with the question: the caller's constraints and criteria
+    criteria: Criteria = field(default_factory=Criteria)
+    acceptance: Acceptance | None = None  # the answer's score, once scored
     web: str = "none"  # the web backend's label, for the trace
     _evidence_version: int = 0
     _draft_version: int = -1
@@ -120,6 +124,16 @@ class RunState:
     def _last_expansion_found_nothing(self) -> bool:
         expansions = [s for s in self.steps if s.action in ("expand_locality", "query_docs", "search_web")]
         return bool(expansions) and expansions[-1].new_passages == 0
+
+    @property
+    def gives_no_answer(self) -> bool:
+        """The loop abstained, or its short answer says the evidence lacks one."""
+        return self.abstained or says_unknown(self.short_answer)
+
+    def verdict_score(self) -> float | None:
+        """The LM judge's confidence in the answer (capped when it found the evidence insufficient);
+        None when no judge call gave a readable verdict."""
+        return self.confidence if self._verdict is not None and self._verdict.readable else None
 
     def seconds_left(self) -> float | None:
         if self.time_limit_s is None:
@@ -185,7 +199,7 @@ class RunState:
         self.timing.total_s = time.perf_counter() - self._started
         self.timing = Timing(**{k: round(v, 3) for k, v in self.timing.model_dump().items()})
         citations = self._citations(answer)
-        abstained = self.abstained or says_unknown(self.short_answer)
+        abstained = self.gives_no_answer
         trace = Trace(steps=self.steps, ended=self.ended, resources=self.resources, query_type=self.query_type, web=self.web,
                       sub_queries=self.sub_queries, key_concepts=self.key_concepts, known_facts=[],
                       gaps=self.memory.gaps, summary=self.memory.summary,
@@ -196,7 +210,7 @@ class RunState:
                       short_answer="" if abstained else self.short_answer,
                       abstained=abstained, citations=citations, confidence=round(self.confidence * 100),
                       sources=_sources(citations), warnings=self.warnings, code_blocks=self.code_blocks,
-                      timing=self.timing, trace=trace, evidence=[s.passage for s in self.shown])
+                      acceptance=self.acceptance, timing=self.timing, trace=trace, evidence=[s.passage for s in self.shown])
 
     def _citations(self, answer: str) -> list[Citation]:
         by_n = {s.n: s for s in self.shown}

@@ -8,7 +8,7 @@ gate (`program.gate`) reads these numbers.
 
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 DecomposeMode = Literal["llm", "rule_based", "none"]
 
@@ -48,7 +48,9 @@ class Thresholds(BaseModel):
     abstain_similarity: float = Field(0.65, ge=-1.0, le=1.0, description="with a gap no budget can close (an "
                                       "entity never mentioned, a sub-query not covered) and the question's best hit "
                                       "under this, the loop abstains; a question none of whose names has its own "
-                                      "page, with its best hit under this, goes to the web or abstains")
+                                      "page, with its best hit under this, abstains when there is no web")
+    web_gap_similarity: float = Field(0.55, ge=-1.0, le=1.0, description="a sub-query the collection has no page "
+                                      "for goes to the web only when the question's best hit is under this")
     # budgets
     max_iterations: int = Field(3, ge=0, le=10, description="rounds after the first retrieval (judge, expansions)")
     max_judge_calls: int = Field(1, ge=0, le=5, description="LM judgements per question")
@@ -60,7 +62,20 @@ class Thresholds(BaseModel):
     relevance_weight: float = Field(0.7, ge=0.0, le=1.0, description="MMR weight of relevance against novelty when "
                                     "ordering the evidence across sub-queries; 1.0 orders by fused score alone")
     passage_tokens: int = Field(100, ge=20, le=2000, description="token cap for one passage after trimming to its best sentences")
+    # the answer's score (program/acceptance.py) and its one repair (program/gate.py)
+    judge_weight: float = Field(0.7, ge=0.0, le=1.0, description="weight of the judge part (criteria met x the LM "
+                                "judge's confidence) in the answer's score")
+    factuality_weight: float = Field(0.3, ge=0.0, le=1.0, description="weight of factuality (support by the cited "
+                                     "passages, contradictions, hedging) in the answer's score")
+    accept_score: float = Field(0.7, ge=0.0, le=1.0, description="an answer scoring this or more is accepted; under "
+                                "it, a failed criterion or a clear contradiction buys one repair")
     # follow-ups in a session (program/follow_up.py)
     follow_up_words: int = Field(6, ge=0, le=30, description="a question of at most this many words that names "
                                  "nothing, asked within follow_up_seconds of its session's last turn, is a follow-up")
     follow_up_seconds: float = Field(120.0, ge=0.0, le=3600.0, description="see follow_up_words")
+
+    @model_validator(mode="after")
+    def _some_weight(self):
+        if self.judge_weight + self.factuality_weight <= 0:
+            raise ValueError("judge_weight and factuality_weight cannot both be 0")
+        return self

@@ -2,8 +2,9 @@
 
 The store is MLFLOW_TRACKING_URI when set, else a local SQLite file in the data dir (MLflow 3
 deprecates the plain-folder store) with artifacts beside it. One eval run folder is one MLflow
-run: its id is kept in the folder, so a resumed eval continues the same MLflow run. A run that
-raises ends FAILED, an interrupted one KILLED, never left RUNNING. Only the params given are
+run: its id is kept in the folder, so a resumed eval continues the same MLflow run (and one
+killed before its id was saved is found by its folder tag). A run that raises ends FAILED, an
+interrupted one KILLED, never left RUNNING. Only the params given are
 logged, and any value holding a configured secret is dropped. This module does not evaluate.
 """
 
@@ -24,6 +25,7 @@ from program.settings import Settings
 
 EXPERIMENT = "gatedrag-eval"
 RUN_ID_FILE = "mlflow_run_id"
+FOLDER_TAG = "gatedrag.folder"  # the run folder an MLflow run belongs to
 
 
 def tracking_uri(settings: Settings) -> str:
@@ -54,16 +56,20 @@ class EvalTracking:
 
     def log_summary(self, summary: RunSummary) -> None:
         """Per-system metrics, prefixed by the system: gated.f1, gated.abstained (the abstention rate),
-        gated.web_recall, gated.rule_<name> (steps the rule chose), single_pass.latency_p50_s, ..."""
+        gated.web_recall, gated.confidence_ece, gated.rule_<name> (steps the rule chose),
+        single_pass.latency_p50_s, ..."""
         metrics, now = [], int(time.time() * 1000)
         for system in summary.systems:
-            web = {"web_precision": system.web_precision.rate, "web_recall": system.web_recall.rate,
-                   "abstained_answerable": system.abstained_answerable.rate,
-                   "abstained_unanswerable": system.abstained_unanswerable.rate}
+            calibration = system.calibration
+            rates = {"web_precision": system.web_precision.rate, "web_recall": system.web_recall.rate,
+                     "abstained_answerable": system.abstained_answerable.rate,
+                     "abstained_unanswerable": system.abstained_unanswerable.rate,
+                     "confidence_ece": calibration.ece if calibration else None,
+                     "confidence_auroc": calibration.auroc if calibration else None}
             values = {name: e.mean for name, e in system.metrics.items() if e.n} | {
                 "latency_p50_s": system.latency_p50_s, "latency_p95_s": system.latency_p95_s, "n": system.n,
                 **{f"status_{k}": v for k, v in system.status.items()},
-                **{k: v for k, v in web.items() if v is not None},  # no rate without questions to count
+                **{k: v for k, v in rates.items() if v is not None},  # none without questions to count
                 **{f"rule_{k}": v for k, v in system.rules.items()}}
             metrics += [Metric(f"{system.system}.{k}", float(v), now, 0) for k, v in values.items()]
         self.client.log_batch(self.run_id, metrics=metrics)
@@ -97,9 +103,19 @@ def _create(client: MlflowClient, settings: Settings, folder: Path, name: str) -
     else:  # subtle: for the local store, keep artifacts in the data dir, not ./mlruns of whatever cwd
         location = None if settings.mlflow_tracking_uri else (settings.data_dir / "mlartifacts").resolve().as_uri()
         experiment_id = client.create_experiment(name, artifact_location=location)
-    run_id = client.create_run(experiment_id, run_name=folder.name).info.run_id
+    # subtle: a kill between creating the run and saving its id would leave that run RUNNING for
+    # ever, so the run carries its folder, and a run of this folder left so is taken up again
+    run_id = _orphan(client, experiment_id, folder) or client.create_run(
+        experiment_id, run_name=folder.name, tags={FOLDER_TAG: str(folder.resolve())}).info.run_id
     write_atomic(folder / RUN_ID_FILE, run_id)
     return run_id
+
+
+def _orphan(client: MlflowClient, experiment_id: str, folder: Path) -> str | None:
+    """A RUNNING run of this folder whose id was never saved, if any."""
+    running = client.search_runs([experiment_id], filter_string="attributes.status = 'RUNNING'")
+    mine = [r for r in running if r.data.tags.get(FOLDER_TAG) == str(folder.resolve())]
+    return mine[0].info.run_id if mine else None
 
 
 def _without_secrets(params: dict[str, object], settings: Settings) -> dict[str, object]:

@@ -3,7 +3,8 @@
 A `HybridSearch` is the `search(query, k) -> list[Passage]` callable the program is given. It is
 cheap to copy: DSPy optimizers deep-copy programs, and the embedded store (which holds a file
 lock) and the ONNX sessions must be shared, not copied, so a deep copy returns the same object.
-`excluding(titles)` gives a search that hides some documents (the eval's hidden-gold check).
+`excluding(titles)` gives a search that hides some documents (the eval's hidden-gold check);
+`embed(texts)` lends its dense model to the answer's factuality check.
 This module does not index or decide anything; see `program.retrieval.indexing` and `program.loop`.
 """
 
@@ -72,8 +73,7 @@ class HybridSearch:
     def __call__(self, query: str, k: int) -> list[Passage]:
         if not query.strip():
             return []
-        embedder = self._embedder() if callable(self._embedder) else self._embedder
-        vectors = embedder.query(query)
+        vectors = self._model().query(query)
         # subtle: RRF scores tie often (1/(k+rank) sums), and the engine orders ties arbitrarily, so
         # the same query could keep different passages run to run; fetch past the cut, then break
         # ties by dense similarity and id, so one index gives one answer
@@ -84,6 +84,10 @@ class HybridSearch:
         passages = [self._passage(hit, vectors.dense) for hit in hits]
         passages.sort(key=lambda p: (-p.score, -(p.similarity or 0.0), p.chunk_id))
         return passages[:k]
+
+    def embed(self, texts: list[str]) -> list[list[float]]:
+        """The texts' dense vectors, from the model the collection was indexed with (the factuality check's)."""
+        return [vector.tolist() for vector in self._model().dense.embed(texts)]
 
     def neighbours(self, passage: Passage, radius: int = 1) -> list[Passage]:
         """The chunks within `radius` of `passage` in its document, in document order (locality expansion)."""
@@ -96,6 +100,9 @@ class HybridSearch:
 
     def _open(self) -> Store:
         return self._store() if callable(self._store) else self._store
+
+    def _model(self) -> Embedder:
+        return self._embedder() if callable(self._embedder) else self._embedder
 
     def _passage(self, hit: Hit, query_vector: list[float] | None) -> Passage:
         """The one mapping from a stored point to a Passage."""

@@ -13,7 +13,6 @@ This module does not answer, search or index itself; it exposes `program.serving
 from __future__ import annotations
 
 import functools
-import threading
 from pathlib import Path
 from typing import Annotated
 
@@ -22,7 +21,7 @@ from mcp.server.mcpserver.exceptions import ToolError
 from pydantic import Field
 
 from program.answer_response import AnswerResponse
-from program.serving.answerer import Answerer, AnswerRequest, load_engine
+from program.serving.answerer import Answerer, AnswerRequest, load_program, start_lm
 from program.retrieval.corpus_status import CorpusStatus, corpus_status
 from program.retrieval.fetch import Resolve
 from program.retrieval.ingest import IngestReport, ingest
@@ -43,23 +42,27 @@ MAX_TOP_K = 20
 def create_mcp_server(answerer: Answerer, settings: Settings, *, resolve: Resolve | None = None) -> MCPServer:
     server = MCPServer("gatedrag", instructions=INSTRUCTIONS)
     search = HybridSearch.from_settings(settings, "index")
-    writing = threading.Lock()  # one ingest at a time: the index diff of two at once could race
 
     @server.tool()
     @_reported
     def answer(question: str, intent: QueryType | None = None, known_context: str = "", constraints: str = "",
                expansion_budget: int | None = None, include_trace: bool = False,
-               collection: str | None = None, session_id: str | None = None) -> AnswerResponse:
+               collection: str | None = None, required: list[str] | None = None, prohibited: list[str] | None = None,
+               check: str | None = None, session_id: str | None = None) -> AnswerResponse:
         """Answer a question from the collection with [n] citations, confidence (0-100), retrieval quality,
         suggestions and related queries. Optional hints: intent (factual, comparison, how_to, exploratory) skips
         classification; known_context is what you already know (not fetched again); constraints (e.g. "must
         include code examples") ride along with every query and the judge; expansion_budget caps the extra
         retrieval rounds (0 = one retrieval pass); include_trace returns every decision; collection names
-        another collection to answer from (default: the served one); session_id continues a conversation, so a
-        follow-up ("What about its pricing?") is rewritten with its recent turns' topics (by default the last 5, for 10 minutes)."""
+        another collection to answer from (default: the served one). Acceptance criteria: required and
+        prohibited list what the answer must and must not contain (plain text, case-insensitive whole words,
+        or "re:" and a regular expression); check names a domain check (aws_region, no_deprecated,
+        code_example). A failed criterion gets the answer one repair; `acceptance` reports its score before
+        and after. session_id continues a conversation, so a follow-up ("What about its pricing?") is
+        rewritten with its recent turns' topics (by default the last 5, for 10 minutes)."""
         request = AnswerRequest(question=question, intent=intent, known_context=known_context, constraints=constraints,
                                 expansion_budget=expansion_budget, include_trace=include_trace, collection=collection,
-                                session_id=session_id)
+                                required=required or [], prohibited=prohibited or [], check=check, session_id=session_id)
         return answerer.answer(request)
 
     @server.tool()
@@ -83,9 +86,9 @@ def create_mcp_server(answerer: Answerer, settings: Settings, *, resolve: Resolv
         request = IngestRequest(sources=sources, collection=collection, include=include or [], exclude=exclude or [],
                                 prune=prune)
         check_confined(request.sources, settings)
-        with writing:
-            return ingest(request.sources, settings, collection=request.collection, include=request.include,
-                          exclude=request.exclude, prune=request.prune, resolve=resolve)
+        # one ingest at a time diffs and writes (a lock in `ingest`); searches meanwhile are safe and unlocked
+        return ingest(request.sources, settings, collection=request.collection, include=request.include,
+                      exclude=request.exclude, prune=request.prune, resolve=resolve)
 
     @server.tool(name="corpus_status")
     @_reported
@@ -109,7 +112,10 @@ def _reported(tool):
 
 
 def run_stdio(settings: Settings, program_path: Path | None = None) -> None:
-    answerer = Answerer(lambda: load_engine(settings, program_path), settings)
+    """Serve until stdin closes. The program and the store are checked first (no LM), so a bad program or
+    a missing, locked, corrupt or unreachable store ends the command in one line before any tool is offered."""
+    rag = load_program(settings, program_path)
+    answerer = Answerer(lambda: start_lm(rag, settings), settings)
     try:
         create_mcp_server(answerer, settings).run("stdio")
     finally:

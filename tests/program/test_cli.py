@@ -1,4 +1,7 @@
-"""program/cli.py: `ask --session ID` keeps the conversation in files, so a second process reads the first's turn."""
+"""program/cli.py `ask`: the acceptance flags reach the loop, a bad one is a one-line error before anything loads, and
+`--session ID` keeps the conversation in files, so a later `ask` (another process) reads the earlier one's turn."""
+
+from __future__ import annotations
 
 import contextlib
 import json
@@ -11,15 +14,46 @@ import program.lm.lm_profiles
 from program.cli import main
 from program.loop import GatedRAG
 from tests.conftest import FakeSearch
-from tests.program.fake_engine import DOCS, FOLLOW_UP, STANDALONE, signature_lm
+from tests.program.fake_engine import DOCS, FOLLOW_UP, QUESTION, STANDALONE, signature_lm
 
 
 @pytest.fixture
-def scripted(monkeypatch):
-    """Each `ask` builds a fresh program (as a new process would) over the scripted LM."""
-    monkeypatch.setattr(program.factory, "build_program", lambda *_, **__: GatedRAG(FakeSearch(DOCS)))
+def built(monkeypatch):
+    """Records each program built; the LM is the scripted one of the serving tests."""
+    programs = []
+
+    def build(*_, **__):
+        programs.append(GatedRAG(FakeSearch(DOCS)))
+        return programs[-1]
+
+    monkeypatch.setattr(program.factory, "build_program", build)
     handle = SimpleNamespace(lm=signature_lm(), description="scripted")
     monkeypatch.setattr(program.lm.lm_profiles, "build_lm", lambda *_, **__: contextlib.nullcontext(handle))
+    return programs
+
+
+def test_require_prohibit_and_check_reach_the_answer_contract(built, capsys, tmp_path):
+    code = main(["ask", QUESTION, "--json", "--trace", "--data-dir", str(tmp_path), "--require", "Chief of Protocol",
+                 "--require", "re:united\\s+states", "--prohibit", "ambassador", "--check", "aws_region"])
+    body = json.loads(capsys.readouterr().out)
+    a = body["acceptance"]
+    assert code == 0 and a["criteria_given"] == 4 and a["failed"] == ["must name an AWS region code such as us-east-1"]
+    # a failed criterion counts as its share: 3 of 4 met x the judge's 0.9, with full factuality, is over 0.7
+    assert a["accepted"] and a["score_before"] == round(0.7 * 0.75 * 0.9 + 0.3 * a["factuality"]["score"], 3)
+    assert [s["action"] for s in body["trace"]["steps"]][-1] == "score"
+
+
+def test_a_bad_pattern_is_one_line_and_nothing_is_built(built, capsys, tmp_path):
+    code = main(["ask", QUESTION, "--data-dir", str(tmp_path), "--require", "ok", "--prohibit", "re:(x"])
+    err = capsys.readouterr().err
+    assert code == 2 and built == []
+    assert err == "error: --prohibit 're:(x': not a valid regular expression: missing ) at position 2\n"
+
+
+def test_an_unknown_check_is_refused_by_the_parser(built, capsys, tmp_path):
+    with pytest.raises(SystemExit) as exit_:
+        main(["ask", QUESTION, "--check", "spelling"])
+    assert exit_.value.code == 2 and "invalid choice: 'spelling'" in capsys.readouterr().err and built == []
 
 
 def ask(capsys, tmp_path, question, *flags) -> dict:
@@ -27,18 +61,18 @@ def ask(capsys, tmp_path, question, *flags) -> dict:
     return json.loads(capsys.readouterr().out)
 
 
-def test_a_follow_up_in_a_later_ask_reads_the_earlier_asks_turn_from_the_data_dir(scripted, capsys, tmp_path):
+def test_a_follow_up_in_a_later_ask_reads_the_earlier_asks_turn_from_the_data_dir(built, capsys, tmp_path):
     ask(capsys, tmp_path, "Who is Shirley Temple?", "--session", "shell-1")
     body = ask(capsys, tmp_path, FOLLOW_UP, "--session", "shell-1")
     assert body["question"] == FOLLOW_UP and body["standalone_question"] == STANDALONE
-    assert body["trace"]["steps"][0]["action"] == "contextualize"
+    assert body["trace"]["steps"][0]["action"] == "contextualize" and len(built) == 2  # a fresh program each time
     assert [p.name for p in (tmp_path / "sessions").iterdir()] == ["shell-1.json"]
     alone = ask(capsys, tmp_path, FOLLOW_UP)  # no --session: nothing carried over
     assert alone["standalone_question"] == "" and alone["trace"]["steps"][0]["action"] == "decompose"
 
 
-def test_a_bad_session_id_is_a_one_line_error_and_writes_nothing(scripted, capsys, tmp_path):
+def test_a_bad_session_id_is_a_one_line_error_and_writes_nothing(built, capsys, tmp_path):
     assert main(["ask", FOLLOW_UP, "--session", "../../etc/x", "--data-dir", str(tmp_path)]) == 2
     err = capsys.readouterr().err
     assert err.startswith("error: session id") and err.count("\n") == 1
-    assert not (tmp_path / "sessions").exists()
+    assert not (tmp_path / "sessions").exists() and built == []

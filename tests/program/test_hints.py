@@ -1,4 +1,4 @@
-"""Hints: the expansion budget caps the thresholds; bad hints are rejected."""
+"""Hints: the expansion budget caps the thresholds, the criteria read as the LM sees them; bad hints are rejected."""
 
 import pytest
 from pydantic import ValidationError
@@ -14,7 +14,17 @@ def test_expansion_budget_caps_rounds_and_never_raises_them():
     assert Hints().apply(base) == base
 
 
-@pytest.mark.parametrize("bad", [{"expansion_budget": -1}, {"intent": "poem"}, {"colour": "red"}])
+def test_criteria_reach_every_lm_call_after_the_constraints():
+    hints = Hints(constraints="in 1945", required=["Chief of Protocol"], prohibited=["re:ambassadors?"], check="aws_region")
+    assert hints.criteria.given == 3
+    assert hints.requirements() == ('in 1945; mention "Chief of Protocol"; do not mention text matching /ambassadors?/; '
+                                    "name an AWS region code such as us-east-1")
+    assert Hints().requirements() == ""
+
+
+@pytest.mark.parametrize("bad", [{"expansion_budget": -1}, {"intent": "poem"}, {"colour": "red"},
+                                 {"required": ["re:(unclosed"]}, {"prohibited": [""]}, {"required": ["x"] * 11},
+                                 {"check": "spelling"}])
 def test_bad_hints_are_rejected(bad):
     with pytest.raises(ValidationError):
         Hints(**bad)

@@ -8,6 +8,8 @@ import dspy
 import pytest
 from dspy.utils import DummyLM
 
+from program.answer_response import AnswerResponse
+from program.calibrator import ConfidenceCalibrator
 from program.hints import Hints
 from signatures import Contextualize, JudgeSufficiency, RepairCode
 from program.loop import GatedRAG
@@ -44,12 +46,17 @@ def actions(result):
 
 
 def rules(result):
-    return [s.rule for s in result.trace.steps if s.rule]
+    """The retrieval loop's gate rules; the answer's score step after it is read by `acceptance_rule`."""
+    return [s.rule for s in result.trace.steps if s.rule and s.action not in ("score", "repair")]
+
+
+def acceptance_rule(result):
+    return next(s.rule for s in result.trace.steps if s.action in ("score", "repair"))
 
 
 def test_covered_with_a_cliff_answers_with_one_lm_call_and_no_judge():
     result = run(scripted_lm(draft("Shirley Temple", "Shirley Temple [1].")), docs=CLIFF)
-    assert actions(result) == ["decompose", "retrieve", "draft", "answer"]
+    assert actions(result) == ["decompose", "retrieve", "draft", "answer", "score"]
     assert rules(result) == ["covered_with_cliff", "covered_with_cliff"]
     assert result.trace.resources.lm.calls == 1 and result.trace.resources.judge_calls == 0
     assert result.short_answer == "Shirley Temple" and not result.abstained
@@ -60,7 +67,7 @@ def test_covered_with_a_cliff_answers_with_one_lm_call_and_no_judge():
 
 def test_flat_scores_ask_the_judge_whose_draft_is_the_answer():
     result = run(scripted_lm(verdict(True, 0.9)))
-    assert actions(result) == ["decompose", "retrieve", "judge", "answer"]
+    assert actions(result) == ["decompose", "retrieve", "judge", "answer", "score"]
     assert rules(result) == ["ambiguous", "judge_sufficient"]
     assert result.trace.resources.lm.calls == 1 and result.confidence == 90
     assert result.trace.steps[2].confidence == 0.9
@@ -71,7 +78,7 @@ def test_the_judges_gaps_re_query_the_collection_without_a_rewrite_call():
     lm = scripted_lm(verdict(False, 0.2, ["Protocol chiefs"]),
                      draft("Chief of Protocol", "Chief of Protocol [3]."))
     result = run(lm, search=search)
-    assert actions(result) == ["decompose", "retrieve", "judge", "query_docs", "refine", "answer"]
+    assert actions(result) == ["decompose", "retrieve", "judge", "query_docs", "refine", "answer", "score"]
     assert search.queries[-1] == "Protocol chiefs"
     assert result.short_answer == "Chief of Protocol" and result.trace.resources.lm.calls == 2
 
@@ -89,38 +96,48 @@ def test_a_judged_gap_the_collection_cannot_close_goes_to_the_web_and_refines_ov
     web, search = FakeWeb(WEB), FakeSearch(FLAT)
     lm = scripted_lm(verdict(False, 0.1, ["Shirley Temple career"]), draft("Chief of Protocol", "Chief of Protocol [3]."))
     result = run(lm, web=web, search=search)
-    assert actions(result) == ["decompose", "retrieve", "judge", "query_docs", "search_web", "refine", "answer"]
+    assert actions(result) == ["decompose", "retrieve", "judge", "query_docs", "search_web", "refine", "answer", "score"]
     assert rules(result)[1:3] == ["judge_gap_docs", "judge_gap_web"]
     assert search.queries[-1] == web.queries[0] == "Shirley Temple career"
     assert result.citations[0].source == "web" and result.trace.resources.web_searches == 1
     assert result.trace.web == "fake web"  # the trace names the web it searched
 
 
-def test_an_uncovered_sub_query_goes_to_the_web_before_any_lm_call():
+def test_a_compared_name_with_no_page_goes_to_the_web_before_any_lm_call():
     question = "Were Scott Derrickson and Ed Wood of the same nationality?"
     docs = [passage("Scott Derrickson", "Scott Derrickson is an American director.", similarity=0.8),
-            passage("Ed Wood (film)", "Ed Wood is a film by Tim Burton about the nationality of no one.", similarity=0.3)]
+            passage("Plan 9 from Outer Space", "Plan 9 is a film by Ed Wood about the nationality of no one.", similarity=0.3)]
     web = FakeWeb([passage("Ed Wood", "Edward Davis Wood Jr. was an American filmmaker.", source="web")])
     result = run(scripted_lm(draft("yes", "Both are American [1][3].")), docs=docs, web=web, question=question,
                  thresholds=Thresholds(coverage_similarity=0.55))
     assert actions(result)[:4] == ["decompose", "retrieve", "search_web", "refine"] or \
         actions(result)[:4] == ["decompose", "retrieve", "search_web", "draft"]
-    assert result.trace.steps[2].rule == "gap_to_web" and web.queries
+    assert result.trace.steps[2].rule == "no_page_to_web" and "Ed Wood" in web.queries
     assert result.short_answer == "yes"
+
+
+def test_a_name_the_evidence_never_mentions_goes_to_the_web_before_any_lm_call():
+    question = "What did Ed Wood direct with Scott Derrickson?"
+    docs = [passage("Scott Derrickson", "Scott Derrickson is an American director.", similarity=0.8)]
+    web = FakeWeb([passage("Ed Wood", "Edward Davis Wood Jr. directed Plan 9.", source="web")])
+    lm = scripted_lm(verdict(True, 0.9, short="Plan 9", answer="He directed Plan 9 [2]."))
+    result = run(lm, docs=docs, web=web, question=question)
+    assert actions(result)[2] == "search_web" and rules(result)[0] == "gap_to_web"
+    assert web.queries == ["Ed Wood direct", "Ed Wood"] and result.short_answer == "Plan 9"
 
 
 def test_a_missing_entity_with_no_web_abstains_with_no_lm_call():
     question = "What did Ed Wood direct?"
     docs = [passage("Scott Derrickson", "Scott Derrickson is an American director.", similarity=0.3)]
     result = run(scripted_lm(), docs=docs, question=question)
-    assert actions(result) == ["decompose", "retrieve", "abstain"] and rules(result) == ["gap_unresolved"]
+    assert actions(result) == ["decompose", "retrieve", "abstain", "score"] and rules(result) == ["gap_unresolved"]
     assert result.abstained and result.short_answer == "" and result.trace.ended == "abstained"
     assert result.trace.resources.lm.calls == 0
 
 
 def test_a_draft_that_says_unknown_is_an_abstention():
     result = run(scripted_lm(draft("unknown", "The passages do not say [1].")), docs=CLIFF)
-    assert result.abstained and result.short_answer == "" and actions(result)[-1] == "abstain"
+    assert result.abstained and result.short_answer == "" and actions(result)[-2:] == ["abstain", "score"]
 
 
 def test_malformed_judge_output_is_retried_once_then_never_buys_a_retrieval_round():
@@ -129,7 +146,7 @@ def test_malformed_judge_output_is_retried_once_then_never_buys_a_retrieval_roun
     # the JSON adapter, as the local profile runs: it makes one LM call per predictor call
     lm = DummyLM([garbage, garbage, draft("Shirley Temple", "Shirley Temple [1].")], adapter=dspy.JSONAdapter())
     result = run(lm, search=search)
-    assert actions(result) == ["decompose", "retrieve", "judge", "draft", "answer"]
+    assert actions(result) == ["decompose", "retrieve", "judge", "draft", "answer", "score"]
     assert rules(result)[1] == "judge_unreadable" and result.trace.resources.lm.calls == 3
     assert any("JudgeSufficiency: malformed LM output twice" in w for w in result.warnings)
     assert len(search.queries) == 2  # the question and its one rule-based sub-query: no second round
@@ -144,7 +161,7 @@ def test_a_malformed_output_retried_with_a_larger_cap_is_used():
 
 def test_no_budget_left_answers_from_the_evidence():
     result = run(scripted_lm(draft("Shirley Temple", "Shirley Temple [1].")), thresholds=Thresholds(max_iterations=0))
-    assert actions(result) == ["decompose", "retrieve", "draft", "answer"] and rules(result)[0] == "best_effort"
+    assert actions(result) == ["decompose", "retrieve", "draft", "answer", "score"] and rules(result)[0] == "best_effort"
 
 
 def test_gaps_left_after_the_budgets_end_budget_exhausted():
@@ -196,7 +213,7 @@ def test_hints_steer_the_loop_without_changing_the_program():
     hints = Hints(intent="comparison", constraints="in 1945", expansion_budget=0)
     with dspy.context(lm=scripted_lm(draft("Shirley Temple", "Shirley Temple [1]."))):
         result = rag(question=QUESTION, hints=hints).result
-    assert actions(result) == ["decompose", "retrieve", "draft", "answer"]  # expansion budget 0: one pass
+    assert actions(result) == ["decompose", "retrieve", "draft", "answer", "score"]  # expansion budget 0: one pass
     assert result.trace.query_type == "comparison"
     assert all(q.endswith(" in 1945") for q in search.queries)
     assert rag.thresholds == Thresholds()
@@ -239,6 +256,46 @@ def test_a_format_2_judge_loses_its_prompt_for_fields_it_no_longer_has_and_keeps
     assert loaded.judge.demos == [] and loaded.judge.signature.instructions == JudgeSufficiency.instructions
     assert loaded.judge.signature.fields["gaps"].json_schema_extra["desc"].startswith("0 to 2 missing facts")
     assert loaded.synthesize.signature.instructions == "tuned synthesizer"
+
+
+CALIBRATOR = ConfidenceCalibrator(method="platt", features=["judged", "best"], center=[0.5, 0.5], scale=[0.5, 0.2],
+                                  weights=[-1.0, 0.5], intercept=0.1, fitted_on="hand")
+
+
+def test_the_calibrator_round_trips_through_save_and_load(tmp_path):
+    rag = GatedRAG(FakeSearch(CLIFF))
+    rag.calibrator = CALIBRATOR
+    rag.save(tmp_path / "program.json")
+    loaded = GatedRAG(FakeSearch(CLIFF))
+    loaded.load(tmp_path / "program.json")
+    assert loaded.calibrator == CALIBRATOR
+
+
+def test_a_program_saved_before_calibrators_loads_without_one():
+    old = GatedRAG(FakeSearch(CLIFF)).dump_state()
+    del old["calibrator"]
+    rag = GatedRAG(FakeSearch(CLIFF))
+    rag.calibrator = CALIBRATOR
+    assert rag.load_state(old).calibrator is None
+
+
+def test_a_calibrator_replaces_the_judges_confidence_in_the_result_and_the_response():
+    rag = GatedRAG(FakeSearch(FLAT))
+    rag.calibrator = CALIBRATOR
+    lm = scripted_lm(verdict(True, 0.9))
+    with dspy.context(lm=lm, adapter=lm.adapter):
+        result = rag(question=QUESTION).result
+    expected = round(100 * CALIBRATOR.probability(result))
+    assert result.confidence == expected != 90 and result.trace.uncalibrated_confidence == 90
+    assert AnswerResponse.from_prediction(dspy.Prediction(result=result)).confidence == expected
+
+
+def test_loading_a_malformed_calibrator_fails_and_leaves_the_program_unchanged():
+    rag = GatedRAG(FakeSearch(CLIFF))
+    with pytest.raises(ValueError, match="not among"):
+        rag.load_state(rag.dump_state() | {"calibrator": CALIBRATOR.model_dump() | {"features": ["mood", "best"]},
+                                           "thresholds": {"top_k": 9}})
+    assert rag.calibrator is None and rag.thresholds == Thresholds()
 
 
 def test_loading_bad_thresholds_fails_and_leaves_the_program_unchanged():
@@ -284,7 +341,7 @@ def test_a_broken_python_block_gets_one_repair_that_replaces_it():
     lm = scripted_lm(draft("Shirley Temple", f"Shirley Temple [1]. To print it:\n{BROKEN_BLOCK}"),
                      {"fixed_code": FIXED_CODE})
     result = run(lm, docs=CLIFF)
-    assert actions(result) == ["decompose", "retrieve", "draft", "answer", "repair_code"]
+    assert actions(result) == ["decompose", "retrieve", "draft", "answer", "score", "repair_code"]
     assert result.trace.resources.lm.calls == 2 and result.trace.steps[-1].lm.calls == 1
     assert "'(' was never closed" in lm.history[-1]["messages"][-1]["content"]  # the repair saw the error
     assert f"```python\n{FIXED_CODE}\n```" in result.answer and BROKEN_BLOCK not in result.answer
@@ -305,7 +362,7 @@ def test_a_repair_that_still_does_not_parse_leaves_the_block_with_a_warning():
 def test_valid_and_unchecked_blocks_cost_no_lm_call_and_are_reported():
     answer = "Shirley Temple [1].\n```python\nprint('Shirley Temple')\n```\n```rust\nfn main() {\n```"
     result = run(scripted_lm(draft("Shirley Temple", answer)), docs=CLIFF)
-    assert actions(result) == ["decompose", "retrieve", "draft", "answer"] and result.trace.resources.lm.calls == 1
+    assert actions(result) == ["decompose", "retrieve", "draft", "answer", "score"] and result.trace.resources.lm.calls == 1
     assert [(c.language, c.status) for c in result.code_blocks] == [("python", "valid"), ("rust", "unchecked")]
 
 
@@ -325,6 +382,68 @@ def test_the_repair_prompt_travels_with_a_saved_program(tmp_path):
     loaded = GatedRAG(FakeSearch(CLIFF))
     loaded.load(tmp_path / "program.json")
     assert loaded.repair_code.demos[0]["fixed_code"] == "f()"
+
+
+# --- the answer's score and its one repair ---------------------------------------------
+
+ARCHER = Hints(required=["Corliss Archer"])
+
+
+def test_a_failed_criterion_gets_one_repair_scored_before_and_after():
+    lm = scripted_lm(draft("Shirley Temple", "Shirley Temple [1]."),
+                     draft("Shirley Temple", "Shirley Temple played Corliss Archer [1]."))
+    result = run(lm, docs=CLIFF, hints=ARCHER)
+    assert actions(result) == ["decompose", "retrieve", "draft", "answer", "repair"]
+    repair = result.trace.steps[-1]
+    assert repair.rule == "criteria_failed" and repair.failed == ['must mention "Corliss Archer"']
+    assert repair.score_before == 0.3 and repair.score_after > 0.9 and repair.lm.calls == 1
+    assert 'Requirements: mention "Corliss Archer"' in lm.history[0]["messages"][-1]["content"]  # the draft knew
+    assert 'must mention \\"Corliss Archer\\"' in lm.history[1]["messages"][-1]["content"]  # the refiner's gap
+    a = result.acceptance
+    assert (a.score_before, a.score_after, a.repaired, a.accepted) == (0.3, repair.score_after, True, True)
+    assert a.failed == ['must mention "Corliss Archer"'] and a.failed_after == []
+    assert result.answer == "Shirley Temple played Corliss Archer [1]." and result.trace.resources.lm.calls == 2
+
+
+def test_criteria_the_draft_meets_cost_no_repair():
+    result = run(scripted_lm(draft("Shirley Temple", "Shirley Temple played Corliss Archer [1].")), docs=CLIFF,
+                 hints=ARCHER)
+    assert actions(result)[-1] == "score" and acceptance_rule(result) == "score_accepted"
+    assert result.trace.resources.lm.calls == 1 and result.acceptance.score_after is None
+    assert result.acceptance.accepted and result.acceptance.criteria_given == 1
+
+
+def test_a_repair_that_scores_no_higher_is_dropped_and_never_retried():
+    lm = scripted_lm(draft("Shirley Temple", "Shirley Temple [1]."), draft("Shirley Temple", "Temple [1]."))
+    result = run(lm, docs=CLIFF, hints=ARCHER)
+    assert actions(result)[-1] == "repair" and result.trace.resources.lm.calls == 2  # one repair, no second
+    assert result.answer == "Shirley Temple [1]." and not result.acceptance.repaired
+    assert not result.acceptance.accepted and result.acceptance.failed_after == ['must mention "Corliss Archer"']
+    assert any(w.startswith("the repair scored") for w in result.warnings)
+
+
+def test_a_contradicted_year_gets_a_repair_with_no_criteria():
+    lm = scripted_lm(draft("Shirley Temple", "Kiss and Tell is a 1946 film starring Shirley Temple [1]."),
+                     draft("Shirley Temple", "Kiss and Tell is a 1945 film starring Shirley Temple [1]."))
+    result = run(lm, docs=CLIFF)
+    assert actions(result)[-1] == "repair" and acceptance_rule(result) == "contradiction"
+    assert result.acceptance.failed == ["it says 1946 where [1] says 1945"] and result.acceptance.repaired
+    assert "1945" in result.answer
+
+
+def test_an_ordinary_answer_under_the_threshold_costs_no_lm_call():
+    lm = scripted_lm(verdict(False, 0.2, ["her office"]))  # the judge's low confidence pulls the score down
+    result = run(lm, thresholds=Thresholds(max_doc_queries=0, max_web_searches=0))
+    assert actions(result)[-1] == "score" and acceptance_rule(result) == "under_threshold_no_trigger"
+    assert result.acceptance.score_before < 0.7 and not result.acceptance.accepted
+    assert result.trace.resources.lm.calls == 1
+
+
+def test_an_abstention_is_never_repaired():
+    question = "What did Ed Wood direct?"
+    docs = [passage("Scott Derrickson", "Scott Derrickson is an American director.", similarity=0.3)]
+    result = run(scripted_lm(), docs=docs, question=question, hints=ARCHER)
+    assert result.abstained and acceptance_rule(result) == "abstained" and result.trace.resources.lm.calls == 0
 
 
 # --- sessions: a follow-up is rewritten to stand alone before planning ---------------------

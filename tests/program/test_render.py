@@ -1,7 +1,7 @@
 """The readable rendering shows the short answer, each step's rule and its signals."""
 
 from program.render import render_result
-from program.result import CodeCheck, Result, Step, Trace
+from program.result import Acceptance, CodeCheck, Factuality, Result, Step, Trace
 
 
 def test_render_shows_the_short_answer_rule_and_signals():
@@ -21,3 +21,12 @@ def test_render_lists_each_code_block_with_its_status():
               CodeCheck(block=2, language="", status="unchecked")]
     text = render_result(Result(question="q", answer="a", code_blocks=checks))
     assert "Code blocks: 1 python repaired, 2 (no language) unchecked" in text
+
+
+def test_render_shows_the_score_before_and_after_the_repair():
+    acceptance = Acceptance(score_before=0.3, score_after=0.94, threshold=0.7, accepted=True, repaired=True,
+                            failed=['must mention "x"'], factuality=Factuality(score=0.8, support=0.8))
+    step = Step(action="repair", rule="criteria_failed", score_before=0.3, score_after=0.94, failed=['must mention "x"'])
+    text = render_result(Result(question="q", answer="a", acceptance=acceptance, trace=Trace(steps=[step])))
+    assert "score 0.30 -> 0.94 (kept) · accepted at 0.70 · factuality 0.80" in text
+    assert 'score 0.30 -> 0.94; failed: must mention "x"' in text

@@ -56,9 +56,16 @@ def test_answer_returns_the_same_contract_as_the_http_service(config):
     assert not result.is_error
     assert body["answer"] == "Chief of Protocol of the United States [2]." and body["citations"]
     assert body["retrieval_quality"] == "high" and body["query_type"] == "factual"
-    assert [s["action"] for s in body["trace"]["steps"]] == ["decompose", "retrieve", "draft", "answer"]
+    assert [s["action"] for s in body["trace"]["steps"]] == ["decompose", "retrieve", "draft", "answer", "score"]
     assert body["short_answer"] == "Chief of Protocol"
     assert json.loads(result.content[0].text)["answer"] == body["answer"]
+
+
+def test_acceptance_criteria_reach_the_loop(config):
+    server = create_mcp_server(fake_answerer(config), config)
+    (result,) = call(server, ("answer", {"question": QUESTION, "required": ["Chief of Protocol"], "check": "aws_region"}))
+    acceptance = result.structured_content["acceptance"]
+    assert acceptance["criteria_given"] == 2 and acceptance["failed"] == ["must name an AWS region code such as us-east-1"]
 
 
 def test_the_answer_tool_publishes_the_contracts_output_schema(config):
@@ -73,10 +80,13 @@ def test_the_answer_tool_publishes_the_contracts_output_schema(config):
 
 def test_bad_arguments_are_tool_errors_with_a_reason(config):
     server = create_mcp_server(fake_answerer(config), config)
-    empty, budget, blank = call(server, ("answer", {"question": "  "}), ("answer", {"question": "x", "expansion_budget": -1}),
-                                ("search_corpus", {"query": " "}))
-    assert all(r.is_error for r in (empty, budget, blank))
+    empty, budget, blank, pattern = call(server, ("answer", {"question": "  "}),
+                                         ("answer", {"question": "x", "expansion_budget": -1}),
+                                         ("search_corpus", {"query": " "}),
+                                         ("answer", {"question": "x", "required": ["re:("]}))
+    assert all(r.is_error for r in (empty, budget, blank, pattern))
     assert "question" in empty.content[0].text and "expansion_budget" in budget.content[0].text
+    assert "not a valid regular expression" in pattern.content[0].text
     assert "empty" in blank.content[0].text
 
 

@@ -12,6 +12,7 @@ import pytest
 from program.answer_response import AnswerResponse
 from program.serving.answerer import Answerer, Engine
 from program.loop import GatedRAG
+from program.retrieval.store import StoreUnreachableError
 from program.thresholds import Thresholds
 from tests.conftest import FakeSearch, passage
 from tests.program.fake_engine import (DOCS, FOLLOW_UP, QUESTION, STANDALONE, BlockingSearch, fake_answerer, signature_lm,
@@ -31,7 +32,7 @@ def test_answer_returns_the_contract_and_agent_metadata(tmp_path):
     assert body["related_queries"] and QUESTION not in body["related_queries"]
     assert isinstance(body["suggestions"], list) and body["evidence"]
     assert body["trace"] is None
-    assert [s["action"] for s in traced["trace"]["steps"]] == ["decompose", "retrieve", "judge", "answer"]
+    assert [s["action"] for s in traced["trace"]["steps"]] == ["decompose", "retrieve", "judge", "answer", "score"]
 
 
 def test_health_readiness_and_openapi(tmp_path):
@@ -66,6 +67,23 @@ def test_not_ready_until_the_models_load_and_a_failed_load_is_reported(tmp_path)
     assert failed.status_code == 503 and failed.json() == {"status": "failed", "detail": "RuntimeError: model weights not installed"}
 
 
+def test_readiness_follows_the_store_once_the_models_are_loaded(tmp_path):
+    config, down = settings(tmp_path), threading.Event()
+
+    def store_check():
+        if down.is_set():
+            raise StoreUnreachableError("the Qdrant server at http://127.0.0.1:9 is unreachable (ConnectError)")
+
+    with serving(fake_answerer(config), config, store_check=store_check) as client:
+        down.set()
+        away = client.get("/readyz")
+        down.clear()
+        back = client.get("/readyz")
+    assert away.status_code == 503 and away.json() == {
+        "status": "store_unavailable", "detail": "the Qdrant server at http://127.0.0.1:9 is unreachable (ConnectError)"}
+    assert back.status_code == 200 and back.json()["status"] == "ready"
+
+
 @pytest.mark.parametrize("payload, status", [
     ({"question": "   "}, 422),
     ({}, 422),
@@ -73,6 +91,8 @@ def test_not_ready_until_the_models_load_and_a_failed_load_is_reported(tmp_path)
     ({"question": QUESTION, "intent": "poem"}, 422),
     ({"question": QUESTION, "expansion_budget": -1}, 422),
     ({"question": QUESTION, "colour": "red"}, 422),
+    ({"question": QUESTION, "required": ["re:(unclosed"]}, 422),
+    ({"question": QUESTION, "check": "spelling"}, 422),
     ({"question": QUESTION, "known_context": "k" * 70_000}, 413),
 ])
 def test_bad_input_is_refused_with_a_clear_status(tmp_path, payload, status):
@@ -90,8 +110,20 @@ def test_expansion_budget_zero_makes_one_retrieval_pass(tmp_path):
     answerer = fake_answerer(config, search=search, lm=signature_lm(judged=verdict(False, 0.2, ["more"])))
     with serving(answerer, config) as client:
         body = client.post("/answer", json={"question": QUESTION, "expansion_budget": 0, "include_trace": True}).json()
-    assert [s["action"] for s in body["trace"]["steps"]] == ["decompose", "retrieve", "draft", "answer"]
+    assert [s["action"] for s in body["trace"]["steps"]] == ["decompose", "retrieve", "draft", "answer", "score"]
     assert len(search.queries) == 2 and search.queries[0] == QUESTION  # the question and its rule-based sub-query
+
+
+def test_acceptance_criteria_reach_the_loop_and_its_score_comes_back(tmp_path):
+    config = settings(tmp_path)
+    with serving(fake_answerer(config), config) as client:
+        body = client.post("/answer", json={"question": QUESTION, "required": ["Chief of Protocol"],
+                                            "prohibited": ["re:ambassador"], "include_trace": True}).json()
+        failing = client.post("/answer", json={"question": QUESTION, "check": "aws_region", "include_trace": True}).json()
+    assert body["acceptance"]["criteria_given"] == 2 and body["acceptance"]["accepted"]
+    assert failing["acceptance"]["failed"] == ["must name an AWS region code such as us-east-1"]
+    # the scripted refiner cannot name a region: the one repair runs, scores no higher, and is dropped
+    assert failing["trace"]["steps"][-1]["action"] == "repair" and not failing["acceptance"]["repaired"]
 
 
 def test_hints_reach_the_loop(tmp_path):
