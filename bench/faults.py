@@ -2,7 +2,7 @@
 
     python bench/faults.py [--only fuzz,web,...] [--quick]
 
-Every module in `bench/fault_checks/` (other than `figure`) is one family: its `run(quick)`
+Every module in `bench/fault_checks/` (other than `figure` and the `_`-named helpers) is one family: its `run(quick)`
 induces the faults and returns the figures it measured, each with the bar it is held to. The
 runner prints one line per figure and exits 1 if any misses its bar. `--quick` shrinks the
 counts (fewer bodies, kills and seconds) for a fast look; the issue's figures are from a full run.
@@ -16,15 +16,21 @@ import importlib
 import pkgutil
 import sys
 import time
+from pathlib import Path
 
-import program  # noqa: F401  (offline env vars first)
-import fault_checks
-from fault_checks.figure import Figure
+# subtle: the checks drive the fakes the tests use (tests.*), and this checkout's code, not
+# whichever one the venv was installed from
+sys.path.insert(1, str(Path(__file__).resolve().parents[1]))
+
+import program  # noqa: E402,F401  (offline env vars first)
+import fault_checks  # noqa: E402
+from fault_checks.figure import Figure  # noqa: E402
 
 
 def main() -> int:
     args = _parser().parse_args()
-    names = [m.name for m in pkgutil.iter_modules(fault_checks.__path__) if m.name != "figure"]
+    # `figure` and the `_helpers` the checks share are not checks
+    names = [m.name for m in pkgutil.iter_modules(fault_checks.__path__) if m.name != "figure" and m.name[0] != "_"]
     wanted = [n for n in names if not args.only or n in args.only.split(",")]
     figures: list[Figure] = []
     for name in wanted:

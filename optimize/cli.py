@@ -1,11 +1,13 @@
 """The `python -m optimize` command line: `run` (the default) compiles a program, `eval` scores
-systems on a split, `compare` diffs two runs, `export` writes a run's prompts as text.
+systems on a split, `compare` diffs two runs, `calibrate` fits the confidence on a run, `export`
+writes a run's prompts as text.
 
 Each subcommand is a function taking the parsed args; a bare `python -m optimize` runs `run`
 with the quick preset. Bad input (unknown split or system, missing
 program file or run) ends with one line and exit 2 before anything is written; missing data,
-index or model with one line and exit 1; Ctrl-C, or SIGTERM (`optimize.sigterm`), with how
-to resume.
+index or model, a store that cannot be used, or a dataset or program file whose content is bad
+(naming the file and the line or field) with one line and exit 1; Ctrl-C, or SIGTERM
+(`optimize.sigterm`), with how to resume.
 """
 
 from __future__ import annotations
@@ -28,12 +30,14 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def parser() -> Parser:
+    from optimize.calibration.command import add_parsers as add_calibration_parsers
     from optimize.eval.command import add_parsers as add_eval_parsers
     from optimize.job.command import add_parsers as add_job_parsers
 
     root = Parser(prog="python -m optimize", description="optimize, evaluate and compare gatedrag programs")
     sub = root.add_subparsers(dest="command", required=True, metavar="COMMAND")
     add_eval_parsers(sub, positive_int)
+    add_calibration_parsers(sub)
     add_job_parsers(sub, positive_int)
     return root
 

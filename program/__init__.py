@@ -15,7 +15,7 @@ os.environ.setdefault("HF_DATASETS_OFFLINE", "1")
 def __getattr__(name: str):
     # `from program import load, AnswerResponse` without importing DSPy for every `import program`
     if name == "load":
-        from program.loading import load
+        from program.factory import load
 
         return load
     if name == "AnswerResponse":

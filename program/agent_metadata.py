@@ -1,4 +1,5 @@
-"""What an agent needs besides the answer: retrieval quality, a confidence the evidence supports,
+"""What an agent needs besides the answer: retrieval quality, a confidence (fitted on labelled
+questions when the program carries a calibrator, else the judge's capped by what retrieval supports),
 next actions with parameters, related queries, and a structured fallback instead of a guess.
 
 Pure functions of a `Result` (and of whether a web backend is configured): no LM, no search,
@@ -59,8 +60,7 @@ class AgentMetadata(BaseModel):
 def describe(result: Result, web_configured: bool) -> AgentMetadata:
     quality = retrieval_quality(result)
     fallback = build_fallback(result, quality, web_configured) if insufficient(result, quality) else None
-    confidence = calibrated_confidence(result, quality)
-    return AgentMetadata(confidence=min(confidence, FALLBACK_CAP) if fallback else confidence, retrieval_quality=quality,
+    return AgentMetadata(confidence=agent_confidence(result, quality), retrieval_quality=quality,
                          query_type=result.trace.query_type, suggestions=suggestions(result, quality, fallback),
                          related_queries=related_queries(result), fallback=fallback)
 
@@ -70,21 +70,45 @@ def retrieval_quality(result: Result) -> Quality:
     or no evidence. A web passage the answer cites lifts low or none to medium."""
     if not result.evidence:
         return "none"
-    share = _covered_share(result)
+    share = covered_share(result)
     quality: Quality = "high" if share == 1 else "medium" if share >= 0.5 else "low" if share > 0 else "none"
     if quality in ("low", "none") and any(c.source == "web" for c in result.citations):
         return "medium"
     return quality
 
 
+def covered_share(result: Result) -> float:
+    """The share of doc queries whose best indexed passage reaches `coverage_similarity`."""
+    floor = result.trace.coverage_similarity
+    # subtle: a one-word query is never close to a whole passage, so it says nothing about
+    # coverage (the loop's coverage gate skips it too)
+    measured = [s for q, s in result.trace.query_similarity.items() if s is not None and len(terms(q)) > 1]
+    if floor is None or not measured:
+        return 0.5 if result.citations else 0.0  # nothing measured: never more than medium
+    return sum(s >= floor for s in measured) / len(measured)
+
+
 def insufficient(result: Result, quality: Quality) -> bool:
     return result.trace.ended != "answered" or quality == "none" or not result.citations
 
 
-def calibrated_confidence(result: Result, quality: Quality) -> int:
-    judged = result.trace.resources.judge_calls > 0
+def agent_confidence(result: Result, quality: Quality | None = None) -> int:
+    """The fitted calibrator's confidence when the program has one (`program.calibrator`): it has
+    read the retrieval quality and how the loop ended, so no cap applies; else `heuristic_confidence`."""
+    if result.trace.uncalibrated_confidence is not None:
+        return result.confidence
+    return heuristic_confidence(result, quality)
+
+
+def heuristic_confidence(result: Result, quality: Quality | None = None) -> int:
+    """The judge's self-report (a prior from retrieval quality when no judge ran), capped by the
+    retrieval quality and how the loop ended, and at `FALLBACK_CAP` when the evidence is insufficient."""
+    quality = quality or retrieval_quality(result)
+    own = result.trace.uncalibrated_confidence  # subtle: a calibrated result keeps the judge's value here
+    judge = result.confidence if own is None else own
     cap = _CAP[quality] if result.trace.ended == "answered" else min(_CAP[quality], UNFINISHED_CAP)
-    return min(result.confidence if judged else _PRIOR[quality], cap)
+    confidence = min(judge if result.trace.resources.judge_calls > 0 else _PRIOR[quality], cap)
+    return min(confidence, FALLBACK_CAP) if insufficient(result, quality) else confidence
 
 
 def related_queries(result: Result, limit: int = 5) -> list[str]:
@@ -157,16 +181,6 @@ def _fallback_reason(result: Result, quality: Quality, web_configured: bool) -> 
     else:
         why = f"the web budget is spent ({trace.resources.web_searches} searches)"
     return f"{evidence}, and {why}"
-
-
-def _covered_share(result: Result) -> float:
-    floor = result.trace.coverage_similarity
-    # subtle: a one-word query is never close to a whole passage, so it says nothing about
-    # coverage (the loop's coverage gate skips it too)
-    measured = [s for q, s in result.trace.query_similarity.items() if s is not None and len(terms(q)) > 1]
-    if floor is None or not measured:
-        return 0.5 if result.citations else 0.0  # nothing measured: never more than medium
-    return sum(s >= floor for s in measured) / len(measured)
 
 
 def _uncovered(result: Result) -> list[str]:

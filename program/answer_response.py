@@ -28,7 +28,7 @@ from program.result import Acceptance, Citation, CodeCheck, Result, Source, Timi
 if TYPE_CHECKING:
     import dspy
 
-SCHEMA_VERSION = "1.1"  # 1.1: acceptance (the answer's score and its repair)
+SCHEMA_VERSION = "1.1"  # 1.1: acceptance (the answer's score and its repair), trace.uncalibrated_confidence
 SCHEMA_FILE = Path(__file__).with_name("answer_response.schema.json")
 JSON_SCHEMA_DIALECT = "https://json-schema.org/draft/2020-12/schema"
 
@@ -46,8 +46,9 @@ class AnswerResponse(BaseModel):
     abstained: bool = Field(False, description="the evidence does not hold the answer, so none is given")
     citations: list[Citation] = []
     sources: list[Source] = []
-    confidence: int = Field(0, ge=0, le=100, description="the judge's confidence (a prior from retrieval quality when "
-                            "no judge ran), capped by retrieval quality and by how the loop ended")
+    confidence: int = Field(0, ge=0, le=100, description="with a fitted calibrator, the estimated chance (in %) that "
+                            "the answer is right; without one, the judge's confidence (a prior from retrieval quality "
+                            "when no judge ran), capped by retrieval quality and by how the loop ended")
     retrieval_quality: Quality
     query_type: str
     suggestions: list[Suggestion] = []

@@ -1,8 +1,9 @@
 """The `python -m program` command line: `index` builds the stores, `ingest` adds your own documents,
 `ask` answers one question, `serve` runs the HTTP service and `mcp` the MCP server over stdio.
 
-Bad input (an empty or oversized question, an unknown profile, missing data or index) ends
-with a one-line message and a non-zero exit, never a traceback.
+Bad input (an empty or oversized question, an unknown profile, missing data or index, a compiled
+program or store that cannot be read, a Qdrant server that does not answer) ends with a one-line
+message and a non-zero exit, never a traceback.
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ import sys
 from pathlib import Path
 
 from program.criteria import CHECKS
+from program.errors import one_line
 from program.redaction import install_log_redaction, redact
 from program.settings import MAX_QUESTION_CHARS
 
@@ -48,10 +50,12 @@ def run_command(args: argparse.Namespace) -> int:
     try:
         return args.run(args)
     except UsageError as error:
-        print(f"error: {redact(str(error))}", file=sys.stderr)
+        print(f"error: {redact(one_line(error))}", file=sys.stderr)
         return 2
-    except (FileNotFoundError, RuntimeError, ValueError) as error:  # data, index, model or config missing
-        print(f"error: {redact(str(error))}", file=sys.stderr)
+    # data, index, model or config missing or unreadable; a store down or locked; a file that is not
+    # what it should be (program.errors.BadFileError); an LM that never became healthy (TimeoutError)
+    except (OSError, RuntimeError, ValueError) as error:
+        print(f"error: {redact(one_line(error))}", file=sys.stderr)
         return 1
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)

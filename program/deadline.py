@@ -29,8 +29,10 @@ GRACE_S = 0.5  # the latest the caller hears of a timeout whose cancellation got
 # 3 s left took 19 s. The timeout is lm15's wait for the *next byte*, not for the whole call. And
 # it enters the response-cache key, so no call made with a deadline would hit the cache, and each
 # new value builds another connection pool. llama.cpp's `t_max_predict_ms` only bounds generation,
-# only after its first newline, only on llama.cpp, and is in the cache key too. Capping max_tokens
-# from a tokens/s guess truncates the JSON, and tokens/s swings 4x when other work shares the cores.
+# only after its first newline, only on llama.cpp, and is in the cache key too; DSPy's native
+# engine refuses it anyway ("'t_max_predict_ms' cannot be carried by a canonical Request").
+# Capping max_tokens from a tokens/s guess truncates the JSON, and tokens/s swings 4x when other
+# work shares the cores.
 #
 # subtle: DSPy keys async calls apart from sync ones in its cache ("alitellm_completion"), so
 # the loop sends every call through here, with or without a limit, to keep one cache.

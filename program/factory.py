@@ -1,6 +1,11 @@
-"""Build a ready GatedRAG from settings: the index search, the web backend and the thresholds.
+"""Build a ready GatedRAG from settings: the index search, the web backend, and a compiled program's
+prompts, demos and thresholds; `load` (exported as `program.load`) is the same for a saved program.
 
-It opens stores and backends but starts no LM; `program.lm.lm_profiles` does that.
+A compiled program is read and checked by `program.loading` before any store is opened, so a bad
+file fails in one line and changes nothing. Calling the program returns a `dspy.Prediction` whose
+`.result` is the loop's own `Result`; `program.answer_response.AnswerResponse.from_prediction`
+turns it into the response contract. It opens stores and backends but starts no LM;
+`program.lm.lm_profiles` does that.
 """
 
 from __future__ import annotations
@@ -9,6 +14,7 @@ from pathlib import Path
 
 from pydantic import ValidationError
 
+from program.loading import apply_state, read_state
 from program.loop import GatedRAG
 from program.thresholds import Thresholds
 from program.retrieval.open_store import open_store
@@ -18,18 +24,29 @@ from program.retrieval.web_search import WebSearch, build_web_search
 from program.settings import Settings
 
 
-def build_program(settings: Settings, program_path: Path | None = None, overrides: dict | None = None,
+def build_program(settings: Settings, program_path: str | Path | None = None, overrides: dict | None = None,
                   program_class: type[GatedRAG] = GatedRAG) -> GatedRAG:
     """The loop over the settings' index and web backend; a compiled program's prompts, demos
-    and thresholds are loaded from `program_path`, then `overrides` (CLI flags) win.
-    A missing index raises `program.retrieval.store.CollectionMissingError`, naming how to build it."""
+    and thresholds are loaded from `program_path` (a file, a run folder or an MLflow URI), then
+    `overrides` (CLI flags) win. A bad program raises `program.loading.ProgramLoadError`; a store
+    that is missing, locked, corrupt or unreachable a `program.retrieval.store.StoreError`: each names
+    the file, folder or URL."""
+    state = read_state(program_path) if program_path else None
     store = open_store(settings)
     store.require(settings.collection)
     rag = program_class(HybridSearch.from_settings(settings, "index"), web=_web(settings, store))
-    if program_path:
-        rag.load(program_path)
+    if state is not None:
+        apply_state(rag, state, str(program_path))
     rag.thresholds = _with_overrides(rag.thresholds, overrides or {})
     return rag
+
+
+def load(source: str | Path, settings: Settings | None = None, search=None, web=None) -> GatedRAG:
+    """A ready GatedRAG from a compiled program JSON, a run folder or an MLflow URI; its search and web
+    come from `settings`, or are passed in (as tests do)."""
+    if search is None:
+        return build_program(settings or Settings(), program_path=source)
+    return apply_state(GatedRAG(search, web=web), read_state(source), str(source))
 
 
 def _with_overrides(thresholds: Thresholds, overrides: dict) -> Thresholds:

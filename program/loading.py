@@ -1,55 +1,103 @@
-"""`program.load` (defined here): a ready GatedRAG from a compiled program JSON, a run folder or an MLflow URI.
+"""The one loader of compiled programs: read a program JSON (a file, a run folder or an MLflow URI),
+check it against this version, and put it into a GatedRAG.
 
 A compiled program is the JSON `GatedRAG.save()` writes: each predictor's prompts and demos,
 the thresholds, and metadata naming the gatedrag format and the library versions it was made
-with. Anything missing or incompatible is a `ProgramLoadError` that says what, never a bare
-traceback. The search and web backends come from settings (or are passed in, as tests do).
-Calling the program returns a `dspy.Prediction` whose `.result` is the loop's own `Result`;
-`program.answer_response.AnswerResponse.from_prediction(prediction)` turns it into the response
-contract that the CLI, HTTP, MCP and MLflow return.
-This module does not save programs; `GatedRAG.save()` does.
+with. Every entry point (`python -m program`, `python -m optimize`, the HTTP and MCP services, the
+MLflow model) reads programs through `read_state` or `check_state`, so anything unreadable, missing or
+mistyped is a `ProgramLoadError` of one line naming the file and the line or field
+(`prog.json: thresholds.max_iterations: input should be ...`), raised before anything is built.
+This module does not build programs or open stores (`program.factory` does: `program.load` is there)
+and does not save them (`GatedRAG.save()` does).
 """
 
 from __future__ import annotations
 
-import json
 import warnings
 from pathlib import Path
+from typing import Any
 
-from program.loop import FORMAT, GatedRAG
-from program.settings import Settings
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, create_model
+
+from program.errors import BadFileError, first_problem
+from program.json_file import read_json
+from program.loop import FORMAT, GatedRAG, _upgrade_thresholds
+from program.thresholds import Thresholds
 
 PROGRAM_FILE = "program.json"
 
 
-class ProgramLoadError(ValueError):
-    """A compiled program that cannot be loaded, with the reason."""
+class ProgramLoadError(BadFileError):
+    """A compiled program that cannot be loaded, with the file and the reason."""
 
 
-def load(source: str | Path, settings: Settings | None = None, search=None, web=None) -> GatedRAG:
-    state = read_state(source)
-    if search is None:
-        from program.factory import build_program
+class _Field(BaseModel):  # one signature field's saved prompt text
+    model_config = ConfigDict(strict=True)
+    prefix: str
+    description: str
 
-        rag = build_program(settings or Settings())
-    else:
-        rag = GatedRAG(search, web=web)
-    try:
-        rag.load_state(state)
-    except (KeyError, ValueError, TypeError) as error:
-        raise ProgramLoadError(f"{source}: not a gatedrag program this version can load ({type(error).__name__}: {error})") from None
-    return rag
+
+class _Signature(BaseModel):
+    model_config = ConfigDict(strict=True)
+    instructions: str
+    fields: list[_Field]
+
+
+class _Predictor(BaseModel):
+    """What DSPy's `Predict.load_state` reads; it copies any other key onto the predictor as is."""
+
+    model_config = ConfigDict(strict=True, extra="allow")
+    signature: _Signature
+    demos: list[dict[str, Any]] = []
+    lm: dict[str, Any] | None = None
+
+
+class _Made(BaseModel):
+    model_config = ConfigDict(strict=True)
+    format: int = Field(1, ge=1)
+
+
+_Program = create_model(
+    "_Program", __config__=ConfigDict(strict=True),
+    gatedrag=(_Made, _Made()), thresholds=(dict[str, Any], {}), metadata=(dict[str, Any], {}),
+    **{name: (_Predictor | None, None) if name in GatedRAG.LATER_PREDICTORS else (_Predictor, ...)
+       for name in GatedRAG.PREDICTORS})
 
 
 def read_state(source: str | Path) -> dict:
-    """The saved state of the program at `source`, checked against this version."""
+    """The checked saved state of the program at `source`: a program JSON, a run folder holding one,
+    or an MLflow URI (`runs:/...`, `models:/...`)."""
     path = _local_path(str(source))
+    return check_state(read_json(path, ProgramLoadError), str(path))
+
+
+def check_state(state: Any, where: str) -> dict:
+    """`state` if this version can load it; else a ProgramLoadError naming `where` and the first bad field."""
+    if not isinstance(state, dict):
+        raise ProgramLoadError(f"{where}: the top level: should be a JSON object of predictors, not "
+                               f"{type(state).__name__}: this is not a gatedrag program")
     try:
-        state = json.loads(path.read_text(encoding="utf-8"))
-    except json.JSONDecodeError as error:
-        raise ProgramLoadError(f"{path} is not JSON: {error}") from None
-    _check(state, path)
+        made = _Program.model_validate(state).gatedrag.format
+    except ValidationError as error:
+        raise ProgramLoadError(f"{where}: {first_problem(error)}") from None
+    try:
+        # strict: a hand-edited `true` or "3" must not pass for a budget of 1 or 3
+        Thresholds.model_validate(_upgrade_thresholds(state.get("thresholds", {}), made), strict=True)
+    except ValidationError as error:
+        raise ProgramLoadError(f"{where}: thresholds.{first_problem(error)}") from None
+    if made > FORMAT:
+        raise ProgramLoadError(f"{where}: gatedrag.format: {made} is newer than this version reads ({FORMAT}): "
+                               "upgrade gatedrag")
+    _warn_on_other_dspy(state, where)
     return state
+
+
+def apply_state(rag: GatedRAG, state: dict, where: str) -> GatedRAG:
+    """`rag` with a checked state's prompts, demos and thresholds."""
+    try:
+        return rag.load_state(state)
+    except (KeyError, ValueError, TypeError, AttributeError) as error:  # what the check above cannot foresee
+        raise ProgramLoadError(f"{where}: not a gatedrag program this version can load ({type(error).__name__}: {error})") from None
 
 
 def _local_path(source: str) -> Path:
@@ -59,7 +107,7 @@ def _local_path(source: str) -> Path:
     if path.is_dir():
         found = [path / PROGRAM_FILE] if (path / PROGRAM_FILE).is_file() else sorted(path.rglob(PROGRAM_FILE))
         if not found:
-            raise ProgramLoadError(f"no {PROGRAM_FILE} in {path}")
+            raise ProgramLoadError(f"{path}: no {PROGRAM_FILE} in this folder")
         path = found[0]
     if not path.is_file():
         raise ProgramLoadError(f"no compiled program at {path}")
@@ -72,20 +120,14 @@ def _download(uri: str) -> str:
     try:
         return mlflow.artifacts.download_artifacts(artifact_uri=uri)
     except Exception as error:  # noqa: BLE001 - MLflow raises many kinds; all mean "not there"
-        raise ProgramLoadError(f"cannot fetch {uri} from MLflow: {error}") from None
+        reason = str(error).strip().splitlines()[0] if str(error).strip() else type(error).__name__
+        raise ProgramLoadError(f"{uri}: cannot fetch it from MLflow: {reason}") from None
 
 
-def _check(state: dict, path: Path) -> None:
-    if not isinstance(state, dict):
-        raise ProgramLoadError(f"{path} does not hold a program (a JSON object of predictors)")
-    missing = [name for name in GatedRAG.PREDICTORS if name not in state and name not in GatedRAG.LATER_PREDICTORS]
-    if missing:
-        raise ProgramLoadError(f"{path} lacks the module(s) {', '.join(missing)}: it is not a gatedrag program")
-    made = state.get("gatedrag", {}).get("format", FORMAT)
-    if made > FORMAT:
-        raise ProgramLoadError(f"{path} has gatedrag format {made}; this version reads up to {FORMAT}: upgrade gatedrag")
-    saved = state.get("metadata", {}).get("dependency_versions", {}).get("dspy")
+def _warn_on_other_dspy(state: dict, where: str) -> None:
+    saved = state.get("metadata", {}).get("dependency_versions", {})
+    saved = saved.get("dspy") if isinstance(saved, dict) else None
     import dspy
 
     if saved and saved != dspy.__version__:
-        warnings.warn(f"{path} was compiled with dspy {saved}; this is dspy {dspy.__version__}", stacklevel=3)
+        warnings.warn(f"{where} was compiled with dspy {saved}; this is dspy {dspy.__version__}", stacklevel=3)

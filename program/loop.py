@@ -5,10 +5,11 @@ Read `forward` top to bottom: plan the sub-queries, retrieve, then ask the gate
 retrieval signals first (`program.signals`) and calls for the LM judge only when they are
 inconclusive. Once it answers, the answer is scored against the caller's criteria and its cited
 evidence (`program.acceptance`, no LM), and the gate may give it one repair; then its fenced code
-blocks are parsed (`program.code_check`) and a block that does not parse gets one LM repair.
-Every action the loop can take is named in `forward`; the steps below only do the work.
-Retrieval and web search come in as plain callables so optimizers can copy the program freely.
-Serving concerns (a default LM, pickling for MLflow) live in `program.served`.
+blocks are parsed (`program.code_check`) and a block that does not parse gets one LM repair; a
+fitted calibrator, when the program carries one (`program.calibrator`), then replaces the judge's
+confidence. Every action the loop can take is named in `forward`; the steps below only do the
+work. Retrieval and web search come in as plain callables so optimizers can copy the program
+freely. Serving concerns (a default LM, pickling for MLflow) live in `program.served`.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from pydantic import ValidationError
 
 from signatures import Decompose, JudgeSufficiency, RefineAnswer, RepairCode, RewriteQuery, SynthesizeAnswer
 from program.acceptance import AnswerScore, acceptance, score_answer
+from program.calibrator import ConfidenceCalibrator
 from program.citations import cited_numbers
 from program.code_check import check_block, check_code, find_blocks, replace_block, strip_fence
 from program.criteria import judge_criteria
@@ -60,6 +62,7 @@ class GatedRAG(dspy.Module):
         self.search = search
         self.web = web
         self.thresholds = thresholds or Thresholds()
+        self.calibrator: ConfidenceCalibrator | None = None  # fitted by `python -m optimize calibrate`
 
     def forward(self, question: str, hints: Hints | None = None, time_limit_s: float | None = None) -> dspy.Prediction:
         """`hints`: see `program.hints.Hints`. `time_limit_s` bounds the whole call, an LM call in
@@ -123,6 +126,8 @@ class GatedRAG(dspy.Module):
         # subtle: an answer cut short by the time limit or an error still reports its code blocks
         run.code_blocks = run.code_blocks or check_code(run.draft)
         result = run.result(NO_ANSWER)
+        if self.calibrator is not None:  # a confidence fitted on labelled questions replaces the judge's self-report
+            result = self.calibrator.calibrate(result)
         return dspy.Prediction(answer=result.answer, short_answer=result.short_answer, result=result,
                                evidence=result.evidence)
 
@@ -173,9 +178,14 @@ class GatedRAG(dspy.Module):
         with run.timed("web"):
             for q in queries:
                 try:
-                    found += [r.to_passage() for r in self.web.search(q, max_results=run.thresholds.web_results)]
+                    # subtle: the search gets the time left, so a slow or throttled web cannot outlast the question
+                    results = self.web.search(q, max_results=run.thresholds.web_results, seconds_left=run.seconds_left())
                 except WebSearchError as error:
                     run.warn(f"web search failed for {q!r}: {error}")
+                    continue
+                if not results:
+                    run.warn(f"web search found nothing for {q!r}")
+                found += [r.to_passage() for r in results]
         step.top_scores = _top_scores(found)
         step.new_passages = run.add_evidence(found)
         run.memory.tried += queries
@@ -295,18 +305,22 @@ class GatedRAG(dspy.Module):
     def _budget(self, run: RunState):
         return budget_left(run.thresholds, run.resources, self.web is not None, run.seconds_left())
 
-    # --- persistence: a compiled program carries its thresholds ------------------------
+    # --- persistence: a compiled program carries its thresholds and calibrator ------------
 
     def dump_state(self, json_mode=True):
+        calibrator = self.calibrator.model_dump() if self.calibrator else None
         return super().dump_state(json_mode=json_mode) | {"thresholds": self.thresholds.model_dump(),
-                                                            "gatedrag": {"format": FORMAT}}
+                                                            "calibrator": calibrator, "gatedrag": {"format": FORMAT}}
 
     def load_state(self, state, **kwargs):
         made = state.get("gatedrag", {}).get("format", 1)
         state = {name: getattr(self, name).dump_state() for name in self.LATER_PREDICTORS} | state
         thresholds = Thresholds.model_validate(_upgrade_thresholds(state.get("thresholds", {}), made))
+        # added within format 3: a program saved before it has none, and reports the judge's confidence
+        saved = state.get("calibrator")
+        calibrator = ConfidenceCalibrator.model_validate(saved) if saved is not None else None
         super().load_state(_upgrade_predictors(state, made), **kwargs)
-        self.thresholds = thresholds
+        self.thresholds, self.calibrator = thresholds, calibrator
         return self
 
 

@@ -88,6 +88,8 @@ class Trace(BaseModel):
     query_similarity: dict[str, float | None] = Field(
         {}, description="each doc query's best dense similarity in the collection (None: the search gave none)")
     coverage_similarity: float | None = Field(None, description="the threshold under which a query counted as not covered")
+    uncalibrated_confidence: int | None = Field(
+        None, ge=0, le=100, description="the judge's confidence, when the program's fitted calibrator replaced it")
 
 
 class CodeCheck(BaseModel):

@@ -59,8 +59,11 @@ def rebuild(state: dict) -> ServedGatedRAG:
     """Unpickling, in a process that only has its environment: the one place a served model
     reads its settings from there."""
     from program.factory import build_program
+    from program.loading import apply_state, check_state
 
+    where = "the pickled MLflow model"
+    check_state(state, where)  # before the store opens: a bad state fails in one line, changing nothing
     settings = Settings()
-    served = build_program(settings, program_class=ServedGatedRAG).load_state(state)
+    served = apply_state(build_program(settings, program_class=ServedGatedRAG), state, where)
     served.settings = settings
     return served

@@ -58,6 +58,8 @@ class Signals:
     pageless: tuple[str, ...] = ()  # the question's names that no passage is titled after (see `titled_after`)
     named: int = 0  # how many names the question has
     compared_pageless: tuple[str, ...] = ()  # of the two names a comparison compares, those with no page
+    compared: int = 0  # how many names a comparison compares; 0 for any other question
+    pageless_gaps: tuple[str, ...] = ()  # uncovered sub-queries naming a name with no page, or no name at all
 
     @property
     def coverage(self) -> float:
@@ -118,17 +120,23 @@ def unused_terms(wanted: list[str], text: str) -> tuple[str, ...]:
 
 
 def bridge_entities(question: str, entities: list[str], pool: list[Passage], limit: int = 2) -> tuple[str, ...]:
-    """The names a bridge question goes through: those in the sentence, of a passage about one of
-    the question's names, that shares most terms with the question ("He worked as a software
-    engineer in Tata Consultancy Services"), other than the question's names and the passage's
-    own subject. Empty when no such sentence names anything."""
+    """The names a bridge question goes through: those in the sentence, of a page on one of the
+    question's names (its title names it), that shares most terms with the question ("He worked
+    as a software engineer in Tata Consultancy Services"), other than the question's names and the
+    page's own subject. Empty when no such sentence names anything.
+    subtle: a page that merely mentions a name is often the second hop itself (Alex Ferguson's
+    page mentions Manchester United); the names in its sentences lead nowhere."""
     wanted = set(question_terms(question, entities))
-    about = [p for p in pool if any(mentions(e, f"{p.title} {p.text}") for e in entities)]
-    scored = [(len(terms(s) & wanted), s, p.title) for p in about for s in split_sentences(p.text)]
-    hits, sentence, subject = max(scored, key=lambda x: x[0], default=(0, "", ""))
-    known = [*entities, subject]
-    return tuple(e for e in named_entities(sentence) if hits and _can_bridge(e, sentence)
-                 and not any(mentions(e, k) or mentions(k, e) for k in known))[:limit]
+    about = [p for p in pool if any(has_page(e, [p]) for e in entities)]
+    scored = [(len(terms(s) & wanted), _new_names(s, [*entities, p.title])) for p in about for s in split_sentences(p.text)]
+    hits, names = max(((h, n) for h, n in scored if n), key=lambda x: x[0], default=(0, ()))
+    return names[:limit] if hits else ()
+
+
+def _new_names(sentence: str, known: list[str]) -> tuple[str, ...]:
+    """The names in the sentence a page could be titled after, other than the known ones."""
+    return tuple(e for e in named_entities(sentence) if _can_bridge(e, sentence)
+                 and not any(mentions(e, k) or mentions(k, e) for k in known))
 
 
 def _can_bridge(name: str, sentence: str) -> bool:
@@ -150,8 +158,29 @@ def titled_after(name: str, title: str) -> bool:
     return _folded(name) in (_folded(title), _folded(_DISAMBIGUATION.sub("", title)))
 
 
-def _has_own_page(name: str, pool: list[Passage]) -> bool:
-    return any(titled_after(name, p.title) for p in pool)
+def _has_own_page(name: str, pool: list[Passage], question: str) -> bool:
+    """A passage is titled after the name, or after a longer name holding it that the question
+    spells out in full: the extractor split "Letters to Cleo" and "Mahbub ul Haq" at their small
+    words, but the question still names the page."""
+    spelled = f" {_folded(question)} "
+    return any(titled_after(name, p.title) or (mentions(name, p.title) and f" {_folded(p.title)} " in spelled)
+               for p in pool)
+
+
+def _unsourced(query: str, pool: list[Passage], question: str) -> bool:
+    """A sub-query the collection has no page to answer: it names nothing, or a name with no page.
+    subtle: a rule-based fragment about a name whose page is in the pool ("Buck-Tick hail") is
+    far from every passage by its phrasing alone; that page is where its answer is."""
+    names = named_entities(query)
+    return not names or any(not _has_own_page(n, pool, question) for n in names)
+
+
+def _term_scope(entities: list[str], pool: list[Passage], text: str) -> str:
+    """The text a bridge question's terms must be used in when no bridge name has a page: the
+    passages about the question's own names. subtle: another arena's page "can seat 10,000"; that
+    does not say how many the Maineiacs' arena seats, so a stranger's words never close the hop."""
+    about = [f"{p.title} {p.text}" for p in pool if any(mentions(e, f"{p.title} {p.text}") for e in entities)]
+    return " ".join(about) if about else text
 
 
 def _folded(text: str) -> str:
@@ -182,22 +211,25 @@ def measure(ranked: dict[str, list[float]], question: str, entities: list[str], 
     text = " ".join(f"{p.title} {p.text}" for p in pool)
     missing = tuple(e for e in entities if not mentions(e, text))
     wanted = question_terms(question, entities)
-    unused = unused_terms(wanted, text)
     bridges = bridge_entities(question, entities, pool)
+    unmet = tuple(b for b in bridges if not has_page(b, pool))
+    unused = unused_terms(wanted, _term_scope(entities, pool, text) if bridges and unmet == bridges else text)
+    compared = compared_names(question)
+    uncovered = tuple(q for q, best in best_by_query.items() if best < t.coverage_similarity
+                      and q != question and q not in searched_web and len(_WORD.findall(q)) > 1)
     tokens = sum(approx_tokens(p.text) for p in pool)
     signals = Signals(
         best=max(own, default=-1.0), cliff=score_cliff(own[: t.candidates_k])[0], plateau=is_plateau(own, t),
         min_coverage=min(best_by_query.values(), default=-1.0),
         entity_coverage=1.0 - len(missing) / len(entities) if entities else 1.0,
         term_coverage=1.0 - len(unused) / len(wanted) if wanted else 1.0, missing_terms=unused,
-        bridges=bridges, unmet_bridges=tuple(b for b in bridges if not has_page(b, pool)),
+        bridges=bridges, unmet_bridges=unmet,
         redundancy=redundancy([p.vector for p in pool if p.vector], t.redundancy_cosine),
         saturation=tokens / t.evidence_tokens, gain=1.0,
-        uncovered=tuple(q for q, best in best_by_query.items() if best < t.coverage_similarity
-                        and q != question and q not in searched_web and len(_WORD.findall(q)) > 1),
+        uncovered=uncovered, pageless_gaps=tuple(q for q in uncovered if _unsourced(q, pool, question)),
         missing_entities=missing, strong_neighbours=strong_neighbours, named=len(entities),
-        pageless=tuple(e for e in entities if not _has_own_page(e, pool)),
-        compared_pageless=tuple(e for e in compared_names(question) if not _has_own_page(e, pool)))
+        pageless=tuple(e for e in entities if not _has_own_page(e, pool, question)),
+        compared=len(compared), compared_pageless=tuple(e for e in compared if not _has_own_page(e, pool, question)))
     if before is None:
         return signals
     return replace(signals, gain=signals.coverage - before.coverage)

@@ -48,7 +48,9 @@ class Thresholds(BaseModel):
     abstain_similarity: float = Field(0.65, ge=-1.0, le=1.0, description="with a gap no budget can close (an "
                                       "entity never mentioned, a sub-query not covered) and the question's best hit "
                                       "under this, the loop abstains; a question none of whose names has its own "
-                                      "page, with its best hit under this, goes to the web or abstains")
+                                      "page, with its best hit under this, abstains when there is no web")
+    web_gap_similarity: float = Field(0.55, ge=-1.0, le=1.0, description="a sub-query the collection has no page "
+                                      "for goes to the web only when the question's best hit is under this")
     # budgets
     max_iterations: int = Field(3, ge=0, le=10, description="rounds after the first retrieval (judge, expansions)")
     max_judge_calls: int = Field(1, ge=0, le=5, description="LM judgements per question")

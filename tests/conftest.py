@@ -65,10 +65,11 @@ class FakeWeb:
     label = "fake web"
 
     def __init__(self, passages: list[Passage], fail: bool = False):
-        self.passages, self.fail, self.queries = passages, fail, []
+        self.passages, self.fail, self.queries, self.seconds_left = passages, fail, [], []
 
-    def search(self, query: str, max_results: int | None = None) -> list[WebResult]:
+    def search(self, query: str, max_results: int | None = None, seconds_left: float | None = None) -> list[WebResult]:
         self.queries.append(query)
+        self.seconds_left.append(seconds_left)
         if self.fail:
             raise WebSearchError("backend down")
         return [WebResult(title=p.title, url=p.url, content=p.text, score=p.score) for p in self.passages[: max_results or 5]]

@@ -24,7 +24,7 @@ from pathlib import Path
 
 import dspy
 
-from optimize.eval.example_schema import DatasetError, make_example
+from optimize.eval.example_schema import DatasetError, DatasetFileError, make_example
 from optimize.eval.user_file import read_rows
 from program.retrieval.aws_corpus import gold_page
 
@@ -38,10 +38,14 @@ def load_aws_docs(path: Path, split: str, web_only: set[str] = frozenset()) -> l
     collection (`program.retrieval.aws_corpus.held_out_gold`), which make a question web-holdout."""
     if split not in SPLITS_AVAILABLE:
         raise DatasetError(f"unknown split {split!r} of aws_docs; its splits: {', '.join(SPLITS_AVAILABLE)}")
-    rows = read_rows(path)
+    located = read_rows(path)
+    rows = [row for _, row in located]
     missing = [c for c in COLUMNS if rows and c not in rows[0]]
     if missing or not rows:
-        raise DatasetError(f"{path}: not the AWS docs QA file (missing columns: {', '.join(missing) or 'all rows'})")
+        raise DatasetFileError(f"{path}: not the AWS docs QA file (missing columns: {', '.join(missing) or 'all rows'})")
+    short = next((where for where, row in located if any(row[c] is None for c in COLUMNS)), None)
+    if short is not None:
+        raise DatasetFileError(f"{path} {short}: fewer cells than the header")
     dev = dev_rows([r["Yes_No_True"].strip() for r in rows])
     return [aws_example(n, row, web_only) for n, row in enumerate(rows, start=1) if (n in dev) == (split == "dev")]
 

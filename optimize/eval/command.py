@@ -65,7 +65,7 @@ def compare_command(args: argparse.Namespace) -> int:
     from optimize.eval.records import RecordLog
 
     settings = _eval_settings(args)
-    a, b = _run_folder(settings, args.run_a), _run_folder(settings, args.run_b)
+    a, b = run_folder(settings, args.run_a), run_folder(settings, args.run_b)
     comparison = compare_runs(a.name, RecordLog(a / RESULTS).read(), b.name, RecordLog(b / RESULTS).read())
     if not comparison.systems:
         raise UsageError(f"{a.name} and {b.name} share no system")
@@ -78,11 +78,13 @@ def compare_command(args: argparse.Namespace) -> int:
 
 def _dataset_split(args: argparse.Namespace):
     """The dataset and the split to run: a named dataset needs --split; a file runs every row without one."""
-    from optimize.eval.example_schema import DatasetError
+    from optimize.eval.example_schema import DatasetError, DatasetFileError
     from optimize.eval.examples import ALL, NAMED, resolve_dataset
 
     try:
         ref = resolve_dataset(args.dataset)
+    except DatasetFileError:
+        raise  # the file's content, not the command: exit 1, like missing data
     except DatasetError as error:
         raise UsageError(str(error)) from None
     if args.split is None and not ref.is_file:
@@ -91,11 +93,13 @@ def _dataset_split(args: argparse.Namespace):
 
 
 def _examples(settings, ref, config):
-    from optimize.eval.example_schema import DatasetError
+    from optimize.eval.example_schema import DatasetError, DatasetFileError
     from optimize.eval.examples import load_examples
 
     try:
         return load_examples(settings, ref, config.split, config.limit)
+    except DatasetFileError:
+        raise  # the file's content, not the command: exit 1, like missing data
     except DatasetError as error:
         raise UsageError(str(error)) from None
 
@@ -129,7 +133,8 @@ def _scorer(judge_name: str, lm):
     return lambda example, pred: score_example(example, pred, judge, weights)
 
 
-def _run_folder(settings, name: str) -> Path:
+def run_folder(settings, name: str) -> Path:
+    """An eval run's folder, by path or by run id under the runs folder; one without results is bad input."""
     from optimize.eval.evaluate import RESULTS
     from optimize.eval.run_config import runs_dir
 
@@ -175,8 +180,8 @@ def add_parsers(sub, positive_int) -> None:
         "questions in flight (default: 1 for the local profile, whose llama.cpp server has one slot, so more "
         "threads only queue there and inflate each question's latency; 8 for openai)"))
     ev.add_argument("--timeout", type=float, default=DEFAULT_TIMEOUT_S, help=(
-        f"seconds per question (default {DEFAULT_TIMEOUT_S:g}): the loop then returns its draft; at twice that "
-        "the question is given up and recorded as a timeout"))
+        f"seconds per question (default {DEFAULT_TIMEOUT_S:g}): the LM call in flight is cancelled and the loop "
+        "returns its draft; a question still running 10%% later is given up and recorded as a timeout"))
     ev.add_argument("--judge", default="lexical", choices=["lexical", "lm"], help="citation-support judge of the metrics")
     ev.add_argument("--cache", action="store_true", help="use DSPy's LM cache (cheaper re-runs, but latencies are not real)")
     ev.add_argument("--collection", help="the collection the systems search (default: the dataset's own for "

@@ -58,6 +58,11 @@ def to_html(blocks: list[Block], title: str) -> str:
             f"<style>{CSS}</style></head><body>\n{body}\n</body></html>\n")
 
 
+def number(value: float | None, digits: int = 3) -> str:
+    """A number for a table cell or a caption; a dash when there is none."""
+    return "–" if value is None else f"{value:.{digits}f}"
+
+
 def to_text(table: Table) -> str:
     """A table as aligned plain text, for the terminal."""
     rows = [table.headers, *table.rows]

@@ -17,9 +17,16 @@ import json
 import dspy
 from pydantic import BaseModel, ConfigDict, ValidationError, field_validator, model_validator
 
+from program.errors import BadFileError, first_problem
+from program.json_file import MAX_DEPTH, too_deep
+
 
 class DatasetError(ValueError):
-    """A dataset that cannot be read as labelled questions; the message is one line."""
+    """A dataset or split that cannot be used as labelled questions; the message is one line."""
+
+
+class DatasetFileError(DatasetError, BadFileError):
+    """A dataset file whose content cannot be used: the message names the file and the line or row."""
 
 
 class LabelledRow(BaseModel):
@@ -76,10 +83,11 @@ def row_example(row: dict, qid: str) -> tuple[str | None, dspy.Example]:
         parsed = LabelledRow.model_validate(row)
     except ValidationError as error:
         first = error.errors()[0]
-        where = ".".join(str(part) for part in first["loc"])
-        missing = first["type"] == "missing" or first.get("input", "") is None
-        reason = "missing" if missing else first["msg"].removeprefix("Value error, ")
-        raise ValueError(f"{where + ': ' if where else ''}{reason}") from None
+        if first["type"] == "missing" and len(first["loc"]) == 1:
+            raise ValueError(f"missing key {first['loc'][0]!r}") from None
+        if first.get("input", "") is None:  # subtle: a CSV row with fewer cells than the header
+            raise ValueError(f"{first['loc'][0]}: empty") from None
+        raise ValueError(first_problem(error)) from None
     return parsed.split, make_example(parsed.id or qid, parsed.question, parsed.gold_answers(), parsed.gold_sources,
                                       answerable=parsed.is_answerable())
 
@@ -93,6 +101,8 @@ def make_example(qid: str, question: str, answers: list[str], gold_sources: list
 
 
 def _json_list(text: str):
+    if too_deep(text) is not None:
+        raise ValueError(f"nested deeper than {MAX_DEPTH} levels")
     try:
         return json.loads(text)
     except json.JSONDecodeError:

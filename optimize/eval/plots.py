@@ -1,4 +1,5 @@
-"""The report's figures as PNG bytes: metrics with CIs, latency histograms, loop actions, iterations.
+"""The report's figures as PNG bytes: metrics with CIs, latency histograms, loop actions, iterations,
+and the confidence's reliability diagram.
 
 All systems share each figure so they read side by side. matplotlib's Agg backend, no display.
 This module does not write files or know the report's layout.
@@ -14,6 +15,8 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 
+from metrics.calibration import Calibration  # noqa: E402
+from optimize.eval.document import number  # noqa: E402
 from optimize.eval.summary import MAIN, RunSummary  # noqa: E402
 
 
@@ -67,6 +70,25 @@ def actions_chart(summary: RunSummary) -> bytes:
     right.set_xlabel("judge rounds (iterations)", fontsize=8)
     right.set_ylabel("share of questions", fontsize=8)
     fig.tight_layout(rect=(0, 0, 1, 0.9))
+    return _png(fig)
+
+
+def reliability_chart(calibrations: dict[str, Calibration]) -> bytes:
+    """One panel per system: the share right in each confidence bin against the diagonal of a
+    calibrated confidence, each bar labelled with its count; ECE and AUROC in the title."""
+    fig, axes = plt.subplots(1, len(calibrations), figsize=(3.4 * len(calibrations), 3.4), squeeze=False)
+    for ax, (system, c) in zip(axes[0], calibrations.items()):
+        filled = [b for b in c.bins if b.n]
+        bars = ax.bar([(b.low + b.high) / 2 for b in filled], [b.accuracy for b in filled],
+                      width=filled[0].high - filled[0].low if filled else 0.1, edgecolor="black", alpha=0.7)
+        ax.bar_label(bars, labels=[f"n={b.n}" for b in filled], fontsize=6)
+        ax.plot([0, 1], [0, 1], linestyle="--", color="grey", label="calibrated")
+        ax.plot([b.confidence for b in filled], [b.accuracy for b in filled], "o", color="tab:red", markersize=3,
+                label="bin mean confidence")
+        ax.set_title(f"{system}: ECE {number(c.ece)}, AUROC {number(c.auroc, 2)}", fontsize=8)
+        ax.set(xlim=(0, 1), ylim=(0, 1.1), xlabel="confidence", ylabel="share right")
+        ax.legend(fontsize=6, loc="upper left")
+    fig.tight_layout()
     return _png(fig)
 
 

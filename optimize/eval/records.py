@@ -4,7 +4,8 @@ Each record is appended and flushed the moment its example finishes, so an inter
 loses nothing; reading the log back tells a re-run what is already done. The log is read as
 bytes, line by line: a kill mid-append leaves a torn last line (possibly cut inside a UTF-8
 character), which is dropped on reading and cut off before the next append, so no finished
-record is lost or written twice; `Recovery` says what a read kept and dropped. Records hold
+record is lost or written twice; `Recovery` says what a read kept and dropped; `outcomes` pairs
+each result with whether its answer was right, for the confidence's calibration. Records hold
 the scorecard and the full result (answer, citations, trace), never the raw LM history.
 This module does not run programs or aggregate scores.
 """
@@ -20,6 +21,7 @@ from typing import Literal
 from pydantic import BaseModel, ValidationError
 
 from metrics import Scorecard
+from metrics.calibration import is_right
 from program.redaction import redact
 from program.result import Result
 
@@ -45,9 +47,20 @@ class Record(BaseModel):
         return self.result.answer if self.result else ""
 
     @property
+    def right(self) -> bool:
+        """The answer counts as right (`metrics.calibration.is_right`): what a confidence should predict."""
+        return is_right(self.scores)
+
+    @property
     def question_type(self) -> str:
         """HotpotQA's own type where known, else the type the program gave the question."""
         return self.hotpot_type or (self.result.trace.query_type if self.result else "") or "unknown"
+
+
+def outcomes(records: list[Record]) -> tuple[list[Result], list[bool]]:
+    """The records' results and whether each answer was right, leaving out those given up (no result)."""
+    kept = [r for r in records if r.result is not None]
+    return [r.result for r in kept], [r.right for r in kept]
 
 
 class Recovery(BaseModel):
@@ -91,13 +104,17 @@ class RecordLog:
                 records.append(record)
         return records, Recovery(kept=len(records), skipped_lines=skipped, torn_tail_bytes=len(tail))
 
-    def append(self, record: Record) -> None:
+    def append(self, record: Record) -> Record:
+        """Append `record`, redacted, and return it as written: reports built from what this returns
+        show what a resumed run would read back, and no secret the record quoted."""
+        # subtle: the whole line, since warnings, errors and trace fields all quote raw error text
+        line = redact(record.model_dump_json())
         with self._lock:
             _drop_torn_tail(self.path)
             with self.path.open("ab") as out:
-                # subtle: the whole line, since warnings, errors and trace fields all quote raw error text
-                out.write(redact(record.model_dump_json()).encode("utf-8") + b"\n")
+                out.write(line.encode("utf-8") + b"\n")
                 out.flush()
+        return Record.model_validate_json(line)
 
 
 def _drop_torn_tail(path: Path) -> None:

@@ -2,8 +2,8 @@
 
 Sections: the headline metrics with 95% CIs (quality, abstention, LM cost, latency, web use
 against the holdout labels), the other metrics, latency, what the loop did (actions, judge
-rounds, endings, gate rules), web-holdout vs local-only questions, question types, and the
-worst examples with their traces. `write_report` is the only entry point; it reads records and a summary and
+rounds, endings, gate rules), the confidence's calibration (ECE, AUROC, reliability diagram),
+web-holdout vs local-only questions, question types, and the worst examples with their traces. `write_report` is the only entry point; it reads records and a summary and
 writes files, nothing else.
 """
 
@@ -13,7 +13,7 @@ from pathlib import Path
 
 from optimize.durable import write_atomic
 from optimize.eval import plots
-from optimize.eval.document import Block, Code, Figure, Heading, Table, Text, to_html, to_markdown
+from optimize.eval.document import Block, Code, Figure, Heading, Table, Text, number, to_html, to_markdown
 from optimize.eval.records import Record
 from optimize.eval.summary import MAIN, METRICS, RunSummary, SystemSummary
 from optimize.eval.stats import Estimate
@@ -63,6 +63,7 @@ def report_blocks(records: list[Record], summary: RunSummary) -> list[Block]:
         Figure("actions.png", plots.actions_chart(summary), "loop actions per question; questions by judge rounds"),
         _counts_table("ended", {s.system: s.ended for s in systems}),
         Heading("Gate rules", 3), _rules(systems),
+        Heading("Confidence"), *_confidence(systems),
         Heading("Web-holdout vs local-only questions"),
         Text("A web-holdout question has one gold paragraph kept out of the local index: only a web search finds it."),
         _slice_table("questions", {s.system: s.by_holdout for s in systems}),
@@ -104,6 +105,20 @@ def _rules(systems: list[SystemSummary]) -> Block:
         return Text("No gate rule was recorded (baselines, and results from before rules were traced, have none).")
     return _counts_table("gate rule", {s.system: {rule: f"{k} ({k / s.n:.2f}/q)" for rule, k in s.rules.items()}
                                        for s in systems})
+
+
+def _confidence(systems: list[SystemSummary]) -> list[Block]:
+    """Does the reported confidence (0-100, as an agent reads it) predict right answers?"""
+    measured = {s.system: s.calibration for s in systems if s.calibration is not None}
+    if not measured:
+        return [Text("No question returned a result, so no confidence was reported.")]
+    rows = [[name, str(c.n), str(c.right), number(c.ece), number(c.auroc)] for name, c in measured.items()]
+    return [Text("Right: short-answer F1 of at least 0.5 (on an unanswerable question, an abstention). ECE: the "
+                 "mean gap between confidence and the share right, over 10 equal-width confidence bins weighted by "
+                 "their counts (0 is calibrated). AUROC: the chance that a right answer has the higher confidence "
+                 "of a right-wrong pair (0.5 is chance). Questions given up report no confidence and are left out."),
+            Table(["system", "questions", "right", "ECE", "AUROC"], rows),
+            Figure("reliability.png", plots.reliability_chart(measured), "share right per confidence bin, with counts")]
 
 
 def _counts_table(label: str, counts: dict[str, dict[str, int | str]]) -> Table:

@@ -1,9 +1,11 @@
 """Run one system over examples on a few threads, writing each outcome to the log as it lands.
 
 Examples already in the log for this system are skipped, so re-running resumes. Each example
-gets `time_limit_s` (the loop stops judging and returns its draft) and a hard deadline at
-`HARD_FACTOR` times that: an example still running then is recorded as a timeout, scored as
-no answer, and its thread left to finish unheard. Exceptions are recorded as errors. Nothing is
+gets `time_limit_s` (the loop cancels its LM call in flight and returns its draft) and a hard
+deadline 10% later (`HARD_FACTOR`, at least `HARD_GRACE_S`): a program still running then is
+recorded as a timeout, scored as no answer, and its thread left to finish unheard. Such a thread
+holds no LM slot: each LM call of the loop ends at the time limit, and none starts after it.
+Scoring is not timed against the deadline. Exceptions are recorded as errors. Nothing is
 dropped. With `hide_gold`, each example runs on a copy of the program whose searches never
 return that example's gold paragraphs. This module does not choose systems, build reports or
 log to MLflow.
@@ -29,7 +31,8 @@ from optimize.eval.records import Record, RecordLog
 from program.result import Result, Timing
 
 Score = Callable[[dspy.Example, dspy.Prediction], Scorecard]
-HARD_FACTOR = 2.0
+HARD_FACTOR = 1.1
+HARD_GRACE_S = 1.0  # a small limit still leaves the loop this long to hand back its draft
 POLL_S = 0.5
 
 
@@ -37,6 +40,7 @@ POLL_S = 0.5
 class _Job:
     example: dspy.Example
     started: float
+    answered: threading.Event  # the program returned; only scoring is left
 
 
 @dataclass
@@ -58,11 +62,10 @@ def run_examples(program: dspy.Module, examples: list[dspy.Example], system: str
     wanted = {e.qid for e in examples}
     records = {r.qid: r for r in log.read() if r.system == system and r.qid in wanted}
     todo = [e for e in examples if e.qid not in records]
-    hard_s = time_limit_s * HARD_FACTOR if time_limit_s else None
+    hard_s = max(time_limit_s * HARD_FACTOR, time_limit_s + HARD_GRACE_S) if time_limit_s else None
     with tqdm(total=len(examples), initial=len(records), desc=system, disable=not progress, unit="q") as bar:
         for record in _run(program, todo, system, score, threads, time_limit_s, hard_s, hide_gold):
-            log.append(record)
-            records[record.qid] = record
+            records[record.qid] = log.append(record)  # as written: redacted
             bar.update()
             bar.set_postfix_str(postfix(list(records.values())))
     return [records[e.qid] for e in examples]
@@ -76,12 +79,12 @@ def _run(program, todo, system, score, threads, time_limit_s, hard_s, hide_gold)
     while waiting or running:
         while waiting and len(running) < threads:
             example = waiting.pop()
-            running[example.qid] = _Job(example, time.perf_counter())
+            job = running[example.qid] = _Job(example, time.perf_counter(), threading.Event())
             # subtle: DSPy's settings (LM, adapter, usage tracking) live in context variables;
             # a copy of this thread's context gives the worker the same ones, as ParallelExecutor does.
             work = contextvars.copy_context().run
             runs = without_gold(program, example.gold_sources) if hide_gold else program
-            threading.Thread(target=work, args=(_attempt, runs, example, system, score, time_limit_s, done),
+            threading.Thread(target=work, args=(_attempt, runs, job, system, score, time_limit_s, done),
                              daemon=True).start()
         try:
             outcome = done.get(timeout=POLL_S)
@@ -118,14 +121,16 @@ def _titles_named(search, sources: list[str]) -> list[str]:
 
 def _overdue(running: dict[str, _Job], hard_s: float | None) -> list[str]:
     now = time.perf_counter()
-    return [qid for qid, job in running.items() if hard_s is not None and now - job.started > hard_s]
+    return [qid for qid, job in running.items()
+            if hard_s is not None and not job.answered.is_set() and now - job.started > hard_s]
 
 
-def _attempt(program, example, system, score, time_limit_s, done: queue.Queue) -> None:
-    started = time.perf_counter()
+def _attempt(program, job: _Job, system, score, time_limit_s, done: queue.Queue) -> None:
+    started, example = time.perf_counter(), job.example
     try:
         pred = program(question=example.question, time_limit_s=time_limit_s)
         seconds = time.perf_counter() - started
+        job.answered.set()
         status, error = _status(pred.result, seconds, time_limit_s)
         done.put(_record(example, system, status, error, seconds, score(example, pred), pred.result))
     except Exception as exc:  # noqa: BLE001 - one broken example must not end the run

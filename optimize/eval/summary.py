@@ -7,7 +7,9 @@ that does not apply to a question (None) is left out of its mean, whose `n` says
 counted. The abstention rate is the mean of the `abstained` metric, and is also shown apart on
 answerable and on unanswerable questions (where abstaining is correct). Web use is scored against the holdout
 labels: precision is the share of web-searching questions that had a held-out gold paragraph,
-recall the share of such questions that searched the web. This module does not plot or write files.
+recall the share of such questions that searched the web. The confidence's calibration (ECE,
+AUROC, reliability bins; `metrics.calibration`) is over the records with a result. This module
+does not plot or write files.
 """
 
 from __future__ import annotations
@@ -18,7 +20,8 @@ from typing import get_args
 from pydantic import BaseModel, computed_field
 
 from metrics import Scorecard
-from optimize.eval.records import Record, Recovery
+from metrics.calibration import Calibration, confidence_calibration
+from optimize.eval.records import Record, Recovery, outcomes
 from optimize.eval.stats import Estimate, mean_ci, percentile
 
 NUMERIC = (int, float, bool)
@@ -70,6 +73,7 @@ class SystemSummary(BaseModel):
     by_holdout: dict[str, dict[str, Estimate]]
     by_type: dict[str, dict[str, Estimate]]
     worst: list[str]  # qids, lowest composite first
+    calibration: Calibration | None = None  # how the reported confidence predicts right answers; None: no results
 
 
 class RunSummary(BaseModel):
@@ -109,7 +113,14 @@ def summarize_system(records: list[Record]) -> SystemSummary:
         abstained_unanswerable=_share(records, of=lambda r: not r.answerable, hit=lambda r: r.scores.abstained),
         by_holdout=_slices(records, lambda r: "web holdout" if _has_holdout(r) else "local only"),
         by_type=_slices(records, lambda r: r.question_type),
-        worst=[r.qid for r in sorted(records, key=lambda r: r.scores.composite)[:WORST]])
+        worst=[r.qid for r in sorted(records, key=lambda r: r.scores.composite)[:WORST]],
+        calibration=_calibration(records))
+
+
+def _calibration(records: list[Record]) -> Calibration | None:
+    """Over the records with a result: a question given up reported no confidence."""
+    results, rights = outcomes(records)
+    return confidence_calibration(results, rights) if results else None
 
 
 def _means(records: list[Record], names: tuple[str, ...]) -> dict[str, Estimate]:

@@ -1,15 +1,18 @@
 """MLflow logging for eval runs: params, per-system figures, and the report files as artifacts.
 
 The store is MLFLOW_TRACKING_URI when set, else a local SQLite file in the data dir (MLflow 3
-deprecates the plain-folder store) with artifacts beside it. One eval run folder is one MLflow
-run: its id is kept in the folder, so a resumed eval continues the same MLflow run. A run that
+deprecates the plain-folder store), created whole or not at all, with artifacts beside it. One
+eval run folder is one MLflow run: its id is kept in the folder, so a resumed eval continues the
+same MLflow run (and one killed before its id was saved is found by its folder tag). A run that
 raises ends FAILED, an interrupted one KILLED, never left RUNNING. Only the params given are
 logged, and any value holding a configured secret is dropped. This module does not evaluate.
 """
 
 from __future__ import annotations
 
+import os
 import time
+import uuid
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Iterator
@@ -24,16 +27,19 @@ from program.settings import Settings
 
 EXPERIMENT = "gatedrag-eval"
 RUN_ID_FILE = "mlflow_run_id"
+FOLDER_TAG = "gatedrag.folder"  # the run folder an MLflow run belongs to
 
 
 def tracking_uri(settings: Settings) -> str:
-    return settings.mlflow_tracking_uri or f"sqlite:///{(settings.data_dir / 'mlflow.db').resolve()}"
+    return settings.mlflow_tracking_uri or f"sqlite:///{_local_store(settings).resolve()}"
 
 
 @contextmanager
 def tracked_run(settings: Settings, folder: Path, params: dict[str, object],
                 experiment: str = EXPERIMENT) -> Iterator[EvalTracking]:
     """An MLflow run for the job in `folder` (resumed when the folder has one), ended by status."""
+    if not settings.mlflow_tracking_uri:
+        _create_local_store(_local_store(settings))
     client = MlflowClient(tracking_uri(settings))
     run_id = _resume(client, folder) or _create(client, settings, folder, experiment)
     client.log_batch(run_id, params=[Param(k, str(v)) for k, v in _without_secrets(params, settings).items()])
@@ -48,22 +54,50 @@ def tracked_run(settings: Settings, folder: Path, params: dict[str, object],
     client.set_terminated(run_id, RunStatus.to_string(RunStatus.FINISHED))
 
 
+def _local_store(settings: Settings) -> Path:
+    return settings.data_dir / "mlflow.db"
+
+
+def _create_local_store(path: Path) -> None:
+    """Create the SQLite store whole, if it does not exist yet.
+
+    subtle: MLflow builds a new store's tables in dozens of migration steps; a kill between two
+    left a store that every later run failed to open ("duplicate column name: step"). So they are
+    built in a file of their own, linked into place only when complete (a link, unlike a
+    rename, never replaces a store another process made meanwhile)."""
+    if path.exists():
+        return
+    path.parent.mkdir(parents=True, exist_ok=True)
+    building = path.with_name(f".{path.name}.{uuid.uuid4().hex}.tmp")  # a new name: MLflow caches stores by URI
+    try:
+        MlflowClient(f"sqlite:///{building.resolve()}").search_experiments()
+        os.link(building, path)
+    except FileExistsError:
+        pass  # another process made it first: use theirs
+    finally:
+        building.unlink(missing_ok=True)
+
+
 class EvalTracking:
     def __init__(self, client: MlflowClient, run_id: str):
         self.client, self.run_id = client, run_id
 
     def log_summary(self, summary: RunSummary) -> None:
         """Per-system metrics, prefixed by the system: gated.f1, gated.abstained (the abstention rate),
-        gated.web_recall, gated.rule_<name> (steps the rule chose), single_pass.latency_p50_s, ..."""
+        gated.web_recall, gated.confidence_ece, gated.rule_<name> (steps the rule chose),
+        single_pass.latency_p50_s, ..."""
         metrics, now = [], int(time.time() * 1000)
         for system in summary.systems:
-            web = {"web_precision": system.web_precision.rate, "web_recall": system.web_recall.rate,
-                   "abstained_answerable": system.abstained_answerable.rate,
-                   "abstained_unanswerable": system.abstained_unanswerable.rate}
+            calibration = system.calibration
+            rates = {"web_precision": system.web_precision.rate, "web_recall": system.web_recall.rate,
+                     "abstained_answerable": system.abstained_answerable.rate,
+                     "abstained_unanswerable": system.abstained_unanswerable.rate,
+                     "confidence_ece": calibration.ece if calibration else None,
+                     "confidence_auroc": calibration.auroc if calibration else None}
             values = {name: e.mean for name, e in system.metrics.items() if e.n} | {
                 "latency_p50_s": system.latency_p50_s, "latency_p95_s": system.latency_p95_s, "n": system.n,
                 **{f"status_{k}": v for k, v in system.status.items()},
-                **{k: v for k, v in web.items() if v is not None},  # no rate without questions to count
+                **{k: v for k, v in rates.items() if v is not None},  # none without questions to count
                 **{f"rule_{k}": v for k, v in system.rules.items()}}
             metrics += [Metric(f"{system.system}.{k}", float(v), now, 0) for k, v in values.items()]
         self.client.log_batch(self.run_id, metrics=metrics)
@@ -97,9 +131,19 @@ def _create(client: MlflowClient, settings: Settings, folder: Path, name: str) -
     else:  # subtle: for the local store, keep artifacts in the data dir, not ./mlruns of whatever cwd
         location = None if settings.mlflow_tracking_uri else (settings.data_dir / "mlartifacts").resolve().as_uri()
         experiment_id = client.create_experiment(name, artifact_location=location)
-    run_id = client.create_run(experiment_id, run_name=folder.name).info.run_id
+    # subtle: a kill between creating the run and saving its id would leave that run RUNNING for
+    # ever, so the run carries its folder, and a run of this folder left so is taken up again
+    run_id = _orphan(client, experiment_id, folder) or client.create_run(
+        experiment_id, run_name=folder.name, tags={FOLDER_TAG: str(folder.resolve())}).info.run_id
     write_atomic(folder / RUN_ID_FILE, run_id)
     return run_id
+
+
+def _orphan(client: MlflowClient, experiment_id: str, folder: Path) -> str | None:
+    """A RUNNING run of this folder whose id was never saved, if any."""
+    running = client.search_runs([experiment_id], filter_string="attributes.status = 'RUNNING'")
+    mine = [r for r in running if r.data.tags.get(FOLDER_TAG) == str(folder.resolve())]
+    return mine[0].info.run_id if mine else None
 
 
 def _without_secrets(params: dict[str, object], settings: Settings) -> dict[str, object]:

@@ -1,12 +1,14 @@
 """A user's labelled question file as examples by split: JSONL, CSV, Parquet, or a folder saved with `save_to_disk`.
 
-Every format goes through Hugging Face `datasets` (`load_dataset("json"|"csv"|"parquet")`,
-`load_from_disk`) with a throwaway cache, so reading a file writes nothing. CSV cells are read
-as text (an answer "1.2" stays "1.2"), and list columns hold JSON lists there (`["a", "b"]`).
-A saved `DatasetDict` gives its split names to rows that have no `split` of their own.
-Every row is checked first (`optimize.eval.example_schema`): one bad row refuses the whole
-file, naming the file and the first bad rows (1 = the first record), so nothing is half-run.
-Rows without an `id` get `row<N>`; ids must be unique, because runs resume by id.
+JSONL and CSV are read here, line by line, so an error names its line (a blank JSONL line is
+skipped; a CSV line is where its record ends, the header being line 1). CSV cells stay text (an
+answer "1.2" stays "1.2", "None" is not missing), and list columns hold JSON lists (`["a", "b"]`).
+Parquet, `.json` and saved folders go through Hugging Face `datasets` with a throwaway cache, so
+reading writes nothing, and their errors name the row (1 = the first record). A saved
+`DatasetDict` gives its split names to rows that have no `split` of their own.
+Every row is checked first (`optimize.eval.example_schema`): one bad row refuses the whole file in
+one line naming the file and the first bad lines or rows, so nothing is half-run. Rows without an
+`id` get `row<N>`; ids must be unique, because runs resume by id.
 This module reads; it does not choose splits for the optimizer.
 """
 
@@ -14,64 +16,114 @@ from __future__ import annotations
 
 import contextlib
 import csv
+import io
 import tempfile
 from pathlib import Path
 
 import dspy
 
-from optimize.eval.example_schema import DatasetError, row_example
+from optimize.eval.example_schema import DatasetError, DatasetFileError, row_example
+from program.json_file import parse_json
 
-FORMATS = {".jsonl": "json", ".json": "json", ".csv": "csv", ".parquet": "parquet"}
+FORMATS = {".jsonl": "jsonl", ".json": "json", ".csv": "csv", ".parquet": "parquet"}
 SHOWN_ERRORS = 3
 NO_SPLIT = ""  # the split of rows that name none
+Row = tuple[str, dict]  # where it is ("line 7", "row 7") and its columns
 
 
 def read_examples(path: Path) -> dict[str, list[dspy.Example]]:
     """split -> its examples in file order; rows naming no split are under `NO_SPLIT`."""
     by_split: dict[str, list[dspy.Example]] = {}
     errors, seen = [], set()
-    for n, row in enumerate(read_rows(path), start=1):
+    for n, (where, row) in enumerate(read_rows(path), start=1):
         try:
             split, example = row_example(row, f"row{n}")
         except ValueError as error:
-            errors.append(f"row {n}: {error}")
+            errors.append((where, str(error)))
             continue
         if example.qid in seen:
-            errors.append(f"row {n}: duplicate id {example.qid!r}")
+            errors.append((where, f"duplicate id {example.qid!r}"))
         seen.add(example.qid)
         by_split.setdefault((split or NO_SPLIT).strip(), []).append(example)
     if errors:
-        raise DatasetError(f"{path}: {len(errors)} bad row(s), nothing was run; " + "; ".join(errors[:SHOWN_ERRORS]))
+        raise DatasetFileError(_bad_rows(path, errors))
     if not by_split:
-        raise DatasetError(f"{path}: no rows")
+        raise DatasetFileError(f"{path}: no rows")
     return by_split
 
 
-def read_rows(path: Path) -> list[dict]:
+def _bad_rows(path: Path, errors: list[tuple[str, str]]) -> str:
+    (where, reason), rest = errors[0], errors[1:]
+    more = f"; {len(rest)} more bad row(s) ({', '.join(w for w, _ in rest[:SHOWN_ERRORS])}" \
+           f"{', ...' if len(rest) > SHOWN_ERRORS else ''})" if rest else ""
+    return f"{path} {where}: {reason}{more}; nothing was run"
+
+
+def read_rows(path: Path) -> list[Row]:
+    """Every row of the file or saved folder with where it is; a file that cannot be parsed is a
+    DatasetFileError naming the file and the line or row."""
+    if path.is_dir():
+        return _through_datasets(path)
+    kind = FORMATS.get(path.suffix.lower())
+    if kind is None:
+        raise DatasetError(f"{path}: unknown format {path.suffix!r}; give .jsonl, .csv, .parquet or a saved dataset folder")
+    try:
+        data = path.read_bytes()
+    except OSError as error:
+        raise DatasetFileError(f"{path}: cannot be read: {error.strerror or error}") from None
+    if kind == "jsonl":
+        return _jsonl(data, path)
+    return _csv(data, path) if kind == "csv" else _through_datasets(path)
+
+
+def _jsonl(data: bytes, path: Path) -> list[Row]:
+    rows = []
+    for n, line in enumerate(data.split(b"\n"), start=1):
+        if not line.strip():
+            continue
+        row = parse_json(line, str(path), DatasetFileError, first_line=n)
+        if not isinstance(row, dict):
+            raise DatasetFileError(f"{path} line {n}: not a JSON object; nothing was run")
+        rows.append((f"line {n}", row))
+    return rows
+
+
+def _csv(data: bytes, path: Path) -> list[Row]:
+    try:
+        text = data.decode("utf-8-sig")
+    except UnicodeDecodeError as bad:
+        line = 1 + data[:bad.start].count(b"\n")
+        raise DatasetFileError(f"{path} line {line}: not UTF-8 (byte 0x{data[bad.start]:02x})") from None
+    reader = csv.DictReader(io.StringIO(text, newline=""), strict=True)
+    rows = []
+    try:
+        for row in reader:
+            if None in row:  # subtle: DictReader files the cells past the header under the key None
+                raise DatasetFileError(f"{path} line {reader.line_num}: {len(reader.fieldnames) + len(row[None])} "
+                                       f"cells; the header has {len(reader.fieldnames)}")
+            rows.append((f"line {reader.line_num}", row))
+    except csv.Error as error:  # subtle: DictReader's own line_num is the last good record's
+        raise DatasetFileError(f"{path} line {reader.reader.line_num}: not CSV: {error}") from None
+    return rows
+
+
+def _through_datasets(path: Path) -> list[Row]:
     with _quiet(), tempfile.TemporaryDirectory() as cache:
         try:
-            return _saved(path) if path.is_dir() else _file(path, cache)
+            rows = _saved(path) if path.is_dir() else _file(path, cache)
         except DatasetError:
             raise
         except Exception as error:  # noqa: BLE001 - datasets, pyarrow and pandas each raise their own kinds
             reason = str(error).strip().splitlines()[0] if str(error).strip() else type(error).__name__
-            raise DatasetError(f"{path}: cannot be read: {reason[:200]}") from None
+            raise DatasetFileError(f"{path}: cannot be read: {reason[:200]}") from None
+    return [(f"row {n}", row) for n, row in enumerate(rows, start=1)]
 
 
 def _file(path: Path, cache: str) -> list[dict]:
-    from datasets import Features, Value, load_dataset
+    from datasets import load_dataset
 
-    builder = FORMATS.get(path.suffix.lower())
-    if builder is None:
-        raise DatasetError(f"{path}: unknown format {path.suffix!r}; give .jsonl, .csv, .parquet or a saved dataset folder")
-    options = {}
-    if builder == "csv":
-        # subtle: pandas would guess types (an answer "1.2" read as a float) and read "None" as missing
-        with path.open(encoding="utf-8-sig", newline="") as f:
-            header = next(csv.reader(f), [])
-        options = {"features": Features({name: Value("string") for name in header}), "na_filter": False,
-                   "encoding": "utf-8-sig"}
-    rows = load_dataset(builder, data_files=str(path), split="train", cache_dir=cache, keep_in_memory=True, **options)
+    rows = load_dataset(FORMATS[path.suffix.lower()], data_files=str(path), split="train", cache_dir=cache,
+                        keep_in_memory=True)
     return rows.to_list()
 
 

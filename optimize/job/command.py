@@ -42,12 +42,14 @@ def run_command(args: argparse.Namespace) -> int:
 def _dataset(settings, config):
     """The config with its dataset resolved (a file's absolute path and sha256, the validation split's
     name), and the train and validation questions, cut to their limits."""
-    from optimize.eval.example_schema import DatasetError
+    from optimize.eval.example_schema import DatasetError, DatasetFileError
     from optimize.eval.examples import job_examples, resolve_dataset
 
     try:
         ref = resolve_dataset(config.dataset)
         train, val, val_split = job_examples(settings, ref, config.val_split, config.seed)
+    except DatasetFileError:
+        raise  # the file's content, not the command: exit 1, like missing data
     except DatasetError as error:
         raise UsageError(str(error)) from None
     config = config.model_copy(update={"dataset": ref.name, "dataset_sha256": ref.sha256, "val_split": val_split})

@@ -1,4 +1,4 @@
-"""The optimize job, phase by phase: baseline eval, prompts, thresholds, compiled eval.
+"""The optimize job, phase by phase: baseline eval, prompts, thresholds, compiled eval, calibration.
 
 Each phase writes its output into the run folder before the next starts, and `job_state.json`
 lists the phases done, so a killed job resumes where it stopped: finished phases are skipped,
@@ -6,6 +6,10 @@ and the eval phases and threshold trials resume question by question from their 
 MLflow run (experiment "gatedrag-optimize") follows the job; a resumed job reopens it, says on
 stderr which phases it found done, and a crashed one ends FAILED. Every file is written
 atomically (`optimize.durable`), so a kill never leaves a half-written one to resume from.
+At the end the confidence calibrator is fitted on the compiled program's validation records
+(no LM call, about a second; skipped with a note when there are too few, as with the quick
+preset's 12 questions) and saved with the program. Its fit is in-sample: the final report shows
+the confidence before it, and `python -m optimize calibrate --check` measures it on other questions.
 The caller configures DSPy (LM, adapter, cache, spending guard).
 """
 
@@ -23,12 +27,14 @@ from metrics import CompositeMetric, CompositeWeights, build_support_judge, scor
 from optimize.durable import read_state, replacing, write_atomic
 from optimize.job.budget import SpendingGuard
 from optimize.eval.evaluate import RESULTS, run_eval
+from optimize.eval.records import RecordLog, outcomes
 from optimize.job.config import OptimizeConfig
 from optimize.eval.run_config import EvalConfig
 from optimize.eval.summary import RunSummary
 from optimize.job.threshold_search import Point
 from optimize.job.mlflow_model import log_program_model
 from optimize.eval.tracking import EvalTracking, tracking_uri
+from program import loading
 from program.loop import GatedRAG
 from program.settings import Settings
 from program.thresholds import Thresholds
@@ -73,6 +79,7 @@ class Job:
         _save(compiled, self.folder / PROGRAM)
         _seed_records(self.folder / "eval_baseline", self.folder / "eval")  # the baseline is not run twice
         final = self._eval({"baseline": uncompiled, "compiled": compiled}, val, "eval", step=2)
+        self._calibrate(compiled)
         # the baseline-vs-compiled report sits with the job's run too, not only with its eval run
         report = [p for p in (self.folder / "eval").rglob("*") if p.is_file() and p.suffix in (".md", ".html", ".json", ".png")]
         self.tracking.log_files([self.folder / PROGRAM, *report], self.folder)
@@ -86,9 +93,8 @@ class Job:
 
         path = self.folder / PROMPTS
         if "prompts" in state.done:
-            compiled = program.deepcopy()
-            compiled.load(path)
-            return compiled
+            # the job's own file, read like any program: a damaged one fails in one line naming it
+            return loading.apply_state(program.deepcopy(), loading.read_state(path), str(path))
         self.guard.check()
         compiled = compile_prompts(program, train, self._metric(), self.config, valset=val)
         _save(compiled, path)
@@ -133,6 +139,23 @@ class Job:
             self.tracking.log_metrics(values | {f"{system.system}.latency_p50_s": system.latency_p50_s}, step=step)
         self.tracking.log_metrics(self._spent(), step=step)
         return summary
+
+    def _calibrate(self, program: GatedRAG) -> None:
+        from optimize.calibration.fit import FitError, before_and_after, fit_calibrator
+
+        records = [r for r in RecordLog(self.folder / "eval" / RESULTS).read() if r.system == "compiled"]
+        results, rights = outcomes(records)
+        try:
+            program.calibrator = fit_calibrator(results, rights, fitted_on=f"{self.folder.name}: {len(results)} "
+                                                f"{self.config.val_split or 'validation'} records, in-sample")
+        except FitError as error:
+            print(f"no confidence calibrator: {error}", file=sys.stderr)
+            return
+        _save(program, self.folder / PROGRAM)
+        before, after = before_and_after(results, rights, program.calibrator)
+        values = {"calibration.ece_before": before.ece, "calibration.ece_after": after.ece,
+                  "calibration.auroc_before": before.auroc, "calibration.auroc_after": after.auroc}
+        self.tracking.log_metrics({k: v for k, v in values.items() if v is not None}, step=2)
 
     def _log_trials(self, points: list[Point]) -> None:
         for p in sorted(points, key=lambda p: p.trial):

@@ -51,6 +51,7 @@ def space(trial: optuna.Trial, kind: str) -> dict:
         knobs |= {"decompose_mode": trial.suggest_categorical("decompose_mode", ["none", "rule_based", "llm"]),
                   "top_k": trial.suggest_int("top_k", 2, 6), "score_floor": trial.suggest_float("score_floor", 0.1, 0.4, step=0.05),
                   "abstain_similarity": trial.suggest_float("abstain_similarity", 0.3, 0.75, step=0.05),
+                  "web_gap_similarity": trial.suggest_float("web_gap_similarity", 0.4, 0.7, step=0.05),
                   "max_judge_calls": trial.suggest_int("max_judge_calls", 0, 2),
                   "max_doc_queries": trial.suggest_int("max_doc_queries", 0, 3),
                   "relevance_weight": trial.suggest_float("relevance_weight", 0.5, 1.0, step=0.1),
@@ -141,6 +142,6 @@ def _point(trial: optuna.trial.FrozenTrial) -> Point:
 
 def _names(kind: str) -> list[str]:
     quick = ["cliff_to_answer", "coverage_similarity", "answer_confidence", "max_web_searches"]
-    full = ["decompose_mode", "top_k", "score_floor", "abstain_similarity", "max_judge_calls", "max_doc_queries",
-            "relevance_weight", "judge_weight", "accept_score"]
+    full = ["decompose_mode", "top_k", "score_floor", "abstain_similarity", "web_gap_similarity", "max_judge_calls",
+            "max_doc_queries", "relevance_weight", "judge_weight", "accept_score"]
     return quick + (full if kind == "full" else [])

@@ -3,17 +3,19 @@
 Local: every unique paragraph of the 500 dev questions, minus the held-out gold paragraphs named
 in `splits.json` ("web_holdout_title_by_qid"). Web: those held-out paragraphs plus the 994 pages
 of `train_100_corpus.json` as distractors. A held-out paragraph is never in the local corpus.
+A damaged data file fails in one line naming it and the line (`program.errors.BadFileError`).
 This module only reads `settings.hotpotqa_dir`; it does not index (see `program.retrieval.indexing.build_indexes`).
 """
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from urllib.parse import quote
 
-from datasets import load_dataset
+from pydantic import BaseModel, ValidationError
 
+from program.errors import BadFileError, first_problem
+from program.json_file import parse_json, read_json as read_json_file
 from program.retrieval.chunking import Document
 from program.settings import Settings
 
@@ -45,11 +47,28 @@ def holdout_titles(settings: Settings) -> set[str]:
     return set(read_json(settings, SPLITS)["web_holdout_title_by_qid"].values())
 
 
+class _Paragraph(BaseModel):
+    title: str
+    paragraph_text: str
+
+
+class _DevRow(BaseModel):
+    contexts: list[_Paragraph]
+
+
 def dev_paragraphs(settings: Settings) -> dict[str, str]:
-    """title -> paragraph text, pooled over the 500 dev questions (a title has one paragraph)."""
-    rows = load_dataset("json", data_files=str(data_file(settings, DEV)), split="train",
-                        cache_dir=str(settings.data_dir / "datasets"))
-    return {c["title"]: c["paragraph_text"] for contexts in rows["contexts"] for c in contexts}
+    """title -> paragraph text, pooled over the 500 dev questions (a title has one paragraph); a damaged
+    line is one BadFileError naming it."""
+    path, paragraphs = data_file(settings, DEV), {}
+    for n, line in enumerate(path.read_bytes().split(b"\n"), start=1):
+        if not line.strip():
+            continue
+        try:
+            row = _DevRow.model_validate(parse_json(line, str(path), BadFileError, first_line=n))
+        except ValidationError as error:
+            raise BadFileError(f"{path} line {n}: {first_problem(error)}") from None
+        paragraphs.update((c.title, c.paragraph_text) for c in row.contexts)
+    return paragraphs
 
 
 def wikipedia_url(title: str) -> str:
@@ -63,7 +82,7 @@ def _document(title: str, text: str) -> Document:
 def read_json(settings: Settings, name: str) -> dict:
     # These two are single JSON objects (a config and a title -> sentences map), not record
     # files, so `datasets` cannot load them as tables.
-    return json.loads(data_file(settings, name).read_text(encoding="utf-8"))
+    return read_json_file(data_file(settings, name), BadFileError)
 
 
 def data_file(settings: Settings, name: str) -> Path:

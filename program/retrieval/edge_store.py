@@ -7,14 +7,24 @@ segments and builds HNSW only for a segment past `hnsw_min_points`. Below that a
 exact: measured by bench/retrieval.py, a plain hybrid query takes 0.5 ms at 5k points and 14 ms
 at 100k with recall@3 1.0, while on its random vectors HNSW at 20k took 22 s to build and fell
 to recall@3 0.85 (a worst case for HNSW; real embeddings cluster).
-One process at a time: a lock file in the store folder refuses a second one with a clear error.
+One process at a time: a lock file in the store folder refuses a second one with a clear error. A
+folder that is not there is neither created nor locked until a collection is made in it, so asking
+a missing store changes nothing. A shard whose files cannot be read is a `StoreCorruptError` naming
+its folder, found when it is first opened (`require` opens it and reads one point).
+Threads: writes (create, upsert, delete, optimize) take one lock, so they never interleave; reads take
+none. qdrant-edge 0.9 holds the GIL for the whole of every call (measured: a 10k-point upsert stalled
+another thread for its full 0.56 s), so reads do not run in parallel either, and a read beside a
+write sees the shard before or after it, never half of it.
 This module does not embed or choose a store; see `program.retrieval.embeddings` and `program.retrieval.open_store`.
 """
 
 from __future__ import annotations
 
+import contextlib
 import fcntl
 import os
+import sys
+import tempfile
 import threading
 from collections.abc import Iterator, Sequence
 from datetime import datetime, timezone
@@ -24,7 +34,8 @@ from typing import Any
 import qdrant_edge as edge
 
 from program.retrieval.store import (DENSE, DENSE_SIZE, RRF_K, SPARSE, CollectionMissingError, Hit, Point,
-                                     SparseVector, StoreInUseError, check_name, paged_payloads)
+                                     SparseVector, StoreCorruptError, StoreError, check_name, paged_payloads,
+                                     StoreInUseError)
 
 CONFIG_FILE = "edge_config.json"  # written by EdgeShard.create: a folder without it holds no shard
 HNSW_MIN_POINTS = 150_000
@@ -38,10 +49,10 @@ class EdgeStore:
     def __init__(self, folder: Path, missing_hint: str = "", hnsw_min_points: int = HNSW_MIN_POINTS):
         self.folder, self.location, self.missing_hint = folder, str(folder), missing_hint
         self.hnsw_min_points = hnsw_min_points
-        folder.mkdir(parents=True, exist_ok=True)
-        self._lock_file = _lock(folder)
+        self._lock_file = _lock(folder) if folder.is_dir() else None
         self._shards: dict[str, edge.EdgeShard] = {}
-        self._opening = threading.Lock()
+        self._opening = threading.Lock()  # the shards and the folder lock
+        self._writing = threading.Lock()  # one write at a time
 
     def exists(self, collection: str) -> bool:
         return collection in self._shards or (self.folder / check_name(collection) / CONFIG_FILE).is_file()
@@ -50,24 +61,36 @@ class EdgeStore:
         if not self.exists(collection):
             raise CollectionMissingError(f"no collection {collection!r} in {self.folder}; build it with: "
                                          f"python -m program index (or ingest your files){self.missing_hint}")
+        probe = edge.QueryRequest(limit=1, query=edge.Query.Nearest([DENSE_SIZE ** -0.5] * DENSE_SIZE, using=DENSE),
+                                  with_payload=True, with_vector=[DENSE])
+        with self._engine(collection):  # subtle: a garbled vector or payload file shows only when read
+            self._shard(collection).query(probe)
 
     def ensure(self, collection: str) -> None:
-        with self._opening:
+        with self._writing, self._opening:
             if not self.exists(collection):
-                self._shards[collection] = edge.EdgeShard.create(str(self.folder / collection),
-                                                                 _config(self.hnsw_min_points))
+                self._hold_folder()
+                with self._engine(collection, write=True):
+                    self._shards[collection] = edge.EdgeShard.create(str(self.folder / collection),
+                                                                     _config(self.hnsw_min_points))
 
     def upsert(self, collection: str, points: Sequence[Point]) -> None:
-        shard = self._shard(collection)
-        shard.update(edge.UpdateOperation.upsert_points([_point(p) for p in points]))
+        operation = edge.UpdateOperation.upsert_points([_point(p) for p in points])
+        with self._writing, self._engine(collection, write=True):
+            self._shard(collection).update(operation)
 
     def delete(self, collection: str, ids: Sequence[str]) -> None:
-        self._shard(collection).update(edge.UpdateOperation.delete_points(list(ids)))
+        with self._writing, self._engine(collection, write=True):
+            self._shard(collection).update(edge.UpdateOperation.delete_points(list(ids)))
 
     def payloads(self, collection: str, fields: Sequence[str]) -> Iterator[tuple[str, dict[str, Any]]]:
         shard = self._shard(collection)
-        return paged_payloads(lambda offset, limit: shard.scroll(edge.ScrollRequest(
-            offset=offset, limit=limit, with_payload=list(fields), with_vector=False)))
+
+        def page(offset, limit):
+            with self._engine(collection):
+                return shard.scroll(edge.ScrollRequest(offset=offset, limit=limit, with_payload=list(fields),
+                                                       with_vector=False))
+        return paged_payloads(page)
 
     def hybrid(self, collection: str, dense: list[float], sparse: SparseVector, *, limit: int, candidates: int,
                exclude_titles: Sequence[str] = ()) -> list[Hit]:
@@ -79,41 +102,106 @@ class EdgeStore:
             prefetches=[edge.Prefetch(limit=candidates, query=edge.Query.Nearest(dense, using=DENSE), filter=hidden),
                         edge.Prefetch(limit=candidates, filter=hidden, query=edge.Query.Nearest(
                             edge.SparseVector(sparse.indices, sparse.values), using=SPARSE))])
-        return [_hit(p, p.score) for p in self._shard(collection).query(request)]
+        with self._engine(collection):
+            points = self._shard(collection).query(request)
+        return [_hit(p, p.score) for p in points]
 
     def fetch(self, collection: str, ids: Sequence[str]) -> list[Hit]:
-        records = self._shard(collection).retrieve(list(ids), with_payload=True, with_vector=[DENSE])
+        with self._engine(collection):
+            records = self._shard(collection).retrieve(list(ids), with_payload=True, with_vector=[DENSE])
         return [_hit(r) for r in records]
 
     def count(self, collection: str) -> int:
-        return self._shard(collection).count(edge.CountRequest(exact=True))
+        with self._engine(collection):
+            return self._shard(collection).count(edge.CountRequest(exact=True))
 
     def last_write(self, collection: str) -> datetime | None:
         """The newest file time in the shard folder: every write appends to its log."""
         if not self.exists(collection):
             return None
-        newest = max(p.stat().st_mtime for p in (self.folder / collection).rglob("*"))
+        newest = max((_mtime(p) for p in (self.folder / collection).rglob("*")), default=0.0)
         return datetime.fromtimestamp(newest, tz=timezone.utc)
 
     def finish_bulk(self, collection: str) -> None:
-        shard = self._shard(collection)
-        shard.optimize()  # blocks until done; plans nothing for segments under the indexing threshold
-        shard.flush()
+        with self._writing, self._engine(collection, write=True):
+            shard = self._shard(collection)
+            shard.optimize()  # blocks until done; plans nothing for segments under the indexing threshold
+            shard.flush()
 
     def close(self) -> None:
-        with self._opening:
+        with self._writing, self._opening:
             for shard in self._shards.values():
                 shard.close()
             self._shards.clear()
-            if not self._lock_file.closed:
+            if self._lock_file is not None and not self._lock_file.closed:
                 self._lock_file.close()  # releases the flock
 
     def _shard(self, collection: str) -> edge.EdgeShard:
         with self._opening:
             if collection not in self._shards:
-                self.require(collection)
-                self._shards[collection] = edge.EdgeShard.load(str(self.folder / collection))
+                if not self.exists(collection):
+                    self.require(collection)  # raises: not there
+                self._hold_folder()
+                with _rust_panics_quiet(), self._engine(collection):
+                    self._shards[collection] = edge.EdgeShard.load(str(self.folder / collection))
             return self._shards[collection]
+
+    def _hold_folder(self) -> None:
+        """Create and lock the store folder, the first time this process writes or reads a shard in it."""
+        if self._lock_file is None:
+            self.folder.mkdir(parents=True, exist_ok=True)
+            self._lock_file = _lock(self.folder)
+
+    @contextlib.contextmanager
+    def _engine(self, collection: str, write: bool = False):
+        """The engine's failures as one line naming the shard's folder: a read that fails means damaged files."""
+        try:
+            yield
+        except StoreError:
+            raise
+        except BaseException as error:
+            if not _engine_failure(error):
+                raise
+            reason = str(error).strip().splitlines()[0] if str(error).strip() else type(error).__name__
+            where = self.folder / collection
+            if write:
+                raise StoreError(f"the embedded store {where} cannot be written ({reason})") from None
+            raise StoreCorruptError(f"the embedded store {where} cannot be read ({reason}); rebuild it: delete "
+                                    "that folder, then index or ingest again") from None
+
+
+def _engine_failure(error: BaseException) -> bool:
+    """qdrant-edge raises a plain Exception, or pyo3's PanicException (a BaseException, like Ctrl-C) when
+    Rust panics; anything else is ours, or an interrupt, and passes through."""
+    return type(error) is Exception or type(error).__name__ == "PanicException"
+
+
+def _mtime(path: Path) -> float:
+    # subtle: an optimize running in another thread removes merged segments' files while they are listed
+    try:
+        return path.stat().st_mtime
+    except FileNotFoundError:
+        return 0.0
+
+
+@contextlib.contextmanager
+def _rust_panics_quiet():
+    """Keep what the engine writes to stderr while a shard loads, and replay it only if the load succeeds.
+
+    subtle: a garbled file can make qdrant-edge panic; Rust prints the panic (and a backtrace when
+    RUST_BACKTRACE is set) straight to file descriptor 2 before Python sees a PanicException, and the
+    one-line StoreCorruptError raised for it says the same."""
+    sys.stderr.flush()
+    saved = os.dup(2)
+    with tempfile.TemporaryFile() as caught:
+        os.dup2(caught.fileno(), 2)
+        try:
+            yield
+        finally:
+            os.dup2(saved, 2)
+            os.close(saved)
+        caught.seek(0)
+        os.write(2, caught.read())  # the load worked: what it said is not ours to drop
 
 
 def _lock(folder: Path):

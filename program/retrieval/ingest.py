@@ -7,12 +7,16 @@ only the documents whose content hash changed: an unchanged document is neither 
 embedded. With `prune`, documents that came from the named roots but were not found again are
 deleted; other documents in the collection are never touched. A file that cannot be read (a
 malformed record, not UTF-8, too large) is reported in the result and the rest goes on.
+Threads: ingests read their sources at once but diff and write one at a time (the CLI, `POST /ingest`
+and the MCP tool share the lock); searches take no lock: the store keeps a read beside a write whole
+(`program.retrieval.edge_store`), and a search during an ingest sees each document before or after it.
 This module does not decide who may ingest what; see `program.serving.ingest_access`.
 """
 
 from __future__ import annotations
 
 import re
+import threading
 import time
 from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
@@ -34,6 +38,7 @@ from program.retrieval.store import Store
 from program.settings import Settings
 
 Source = str | Path | Document
+_INDEXING = threading.Lock()  # one ingest at a time diffs and writes, in every caller of this process
 COLLECTION_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
 
 
@@ -72,16 +77,18 @@ def ingest(sources: Iterable[Source], settings: Settings, *, collection: str | N
         raise IngestError("nothing to ingest: name at least one file, folder, archive or URL")
     found = _read_all(planned, settings, include or DEFAULT_INCLUDE, exclude, progress, http, resolve)
     store = store or open_store(settings)
-    indexed = indexed_documents(store, collection)
-    version = embedder.version if embedder else VERSION
-    changed = [d for d in found.documents.values() if not _unchanged(indexed.get(d.doc_id), document_hash(d, version))]
-    roots = {str(p) for p in planned if isinstance(p, Path)}
-    drop = [doc_id for doc_id, held in indexed.items() if prune and held.root in roots
-            and doc_id not in found.documents and held.origin not in found.failed]
-    stats = IndexStats(documents=0, chunks=0, embedded=0, skipped=0, deleted=0)
-    if changed or drop:  # subtle: nothing to do must not even load the embedding models
-        stats = index_documents(store, collection, changed, progress=progress, drop=drop,
-                                embedder=embedder or load_embedder(settings))
+    with _INDEXING:  # the diff below is stale the moment another ingest writes
+        indexed = indexed_documents(store, collection)
+        version = embedder.version if embedder else VERSION
+        changed = [d for d in found.documents.values()
+                   if not _unchanged(indexed.get(d.doc_id), document_hash(d, version))]
+        roots = {str(p) for p in planned if isinstance(p, Path)}
+        drop = [doc_id for doc_id, held in indexed.items() if prune and held.root in roots
+                and doc_id not in found.documents and held.origin not in found.failed]
+        stats = IndexStats(documents=0, chunks=0, embedded=0, skipped=0, deleted=0)
+        if changed or drop:  # subtle: nothing to do must not even load the embedding models
+            stats = index_documents(store, collection, changed, progress=progress, drop=drop,
+                                    embedder=embedder or load_embedder(settings))
     changed_ids = {d.doc_id for d in changed}
     unchanged = sum(indexed[d].chunks for d in found.documents if d not in changed_ids)
     return IngestReport(collection=collection, documents=len(found.documents), chunks=stats.chunks + unchanged,

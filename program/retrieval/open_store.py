@@ -1,6 +1,7 @@
 """Which store a process uses: a Qdrant server when QDRANT_URL is set, else the embedded Qdrant Edge folder.
 
-One store per folder or URL per process, closed at exit (the embedded one holds a lock on its folder).
+One store per folder or URL per process, shared by its threads, closed at exit (the embedded one holds a
+lock on its folder).
 A data dir still holding the older qdrant-client local-mode folder (`<data_dir>/qdrant`) is not
 read: a missing collection's error says to rebuild, and that the old folder can be deleted.
 This module does not read or write points; see `program.retrieval.store`.
@@ -10,6 +11,7 @@ from __future__ import annotations
 
 import atexit
 import functools
+import threading
 from pathlib import Path
 
 from program.retrieval.edge_store import EdgeStore
@@ -17,12 +19,18 @@ from program.retrieval.store import Store
 from program.settings import Settings
 
 
+_opening = threading.Lock()
+
+
 def open_store(settings: Settings) -> Store:
     """The process-wide store for these settings."""
-    if settings.qdrant_url:
-        api_key = settings.qdrant_api_key.get_secret_value() if settings.qdrant_api_key else None
-        return _server_store(settings.qdrant_url, api_key)
-    return _edge_store(settings.qdrant_path.resolve(), settings.legacy_qdrant_path.resolve())
+    # subtle: threads that open the store at once (the first searches of a server) must share one:
+    # a second EdgeStore on the folder would find it locked, by its own process
+    with _opening:
+        if settings.qdrant_url:
+            api_key = settings.qdrant_api_key.get_secret_value() if settings.qdrant_api_key else None
+            return _server_store(settings.qdrant_url, api_key)
+        return _edge_store(settings.qdrant_path.resolve(), settings.legacy_qdrant_path.resolve())
 
 
 @functools.cache

@@ -2,21 +2,28 @@
 
 The same schema and the same hybrid query as the embedded store. The server builds its own
 indexes in the background, so `finish_bulk` does nothing, and it keeps no write times, so
-`last_write` is None. Tests run this code against `QdrantClient(":memory:")`.
+`last_write` is None. A server that does not answer (down, a wrong URL, a network fault; at most
+`TIMEOUT_S` per request) is a `StoreUnreachableError` naming its URL, and a refusal (a bad API key)
+a `StoreError`: one line each, never qdrant-client's traceback. Tests run this code against
+`QdrantClient(":memory:")` and a fake server on 127.0.0.1.
 This module does not choose a store; see `program.retrieval.open_store`.
 """
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Iterator, Sequence
 from datetime import datetime
 from typing import Any
 
+import httpx
 from qdrant_client import QdrantClient, models
+from qdrant_client.http.exceptions import ResponseHandlingException, UnexpectedResponse
 
-from program.retrieval.store import (DENSE, DENSE_SIZE, SPARSE, CollectionMissingError, Hit, Point,
-                                     SparseVector, check_name, paged_payloads)
+from program.retrieval.store import (DENSE, DENSE_SIZE, SPARSE, CollectionMissingError, Hit, Point, SparseVector,
+                                     StoreError, StoreUnreachableError, check_name, paged_payloads)
 
+TIMEOUT_S = 5  # per request; a hybrid query on a healthy server takes milliseconds
 
 
 class ServerStore:
@@ -25,10 +32,15 @@ class ServerStore:
 
     @classmethod
     def connect(cls, url: str, api_key: str | None = None) -> ServerStore:
-        return cls(QdrantClient(url=url, api_key=api_key), url)
+        # no version check: it runs in a thread of its own and warns on stderr when the server is down
+        try:
+            return cls(QdrantClient(url=url, api_key=api_key, timeout=TIMEOUT_S, check_compatibility=False), url)
+        except ValueError as error:
+            raise StoreError(f"QDRANT_URL {url!r} is not a Qdrant server URL ({error})") from None
 
     def exists(self, collection: str) -> bool:
-        return self.client.collection_exists(check_name(collection))
+        with self.reaching():
+            return self.client.collection_exists(check_name(collection))
 
     def require(self, collection: str) -> None:
         if not self.exists(collection):
@@ -38,41 +50,52 @@ class ServerStore:
     def ensure(self, collection: str) -> None:
         if self.exists(collection):
             return
-        self.client.create_collection(
-            collection,
-            vectors_config={DENSE: models.VectorParams(size=DENSE_SIZE, distance=models.Distance.COSINE)},
-            # BM25's IDF depends on the whole collection, so Qdrant computes it at query time
-            sparse_vectors_config={SPARSE: models.SparseVectorParams(modifier=models.Modifier.IDF)})
+        with self.reaching():
+            self.client.create_collection(
+                collection,
+                vectors_config={DENSE: models.VectorParams(size=DENSE_SIZE, distance=models.Distance.COSINE)},
+                # BM25's IDF depends on the whole collection, so Qdrant computes it at query time
+                sparse_vectors_config={SPARSE: models.SparseVectorParams(modifier=models.Modifier.IDF)})
 
     def upsert(self, collection: str, points: Sequence[Point]) -> None:
         structs = [models.PointStruct(id=p.id, vector={DENSE: p.dense, SPARSE: _sparse(p.sparse)}, payload=p.payload)
                    for p in points]
-        self.client.upsert(collection, points=structs, wait=True)
+        with self.reaching():
+            self.client.upsert(collection, points=structs, wait=True)
 
     def delete(self, collection: str, ids: Sequence[str]) -> None:
-        self.client.delete(collection, points_selector=models.PointIdsList(points=list(ids)), wait=True)
+        with self.reaching():
+            self.client.delete(collection, points_selector=models.PointIdsList(points=list(ids)), wait=True)
 
     def payloads(self, collection: str, fields: Sequence[str]) -> Iterator[tuple[str, dict[str, Any]]]:
-        return paged_payloads(lambda offset, limit: self.client.scroll(
-            collection, limit=limit, offset=offset, with_payload=list(fields), with_vectors=False))
+        def page(offset, limit):
+            with self.reaching():
+                return self.client.scroll(collection, limit=limit, offset=offset, with_payload=list(fields),
+                                          with_vectors=False)
+        return paged_payloads(page)
 
     def hybrid(self, collection: str, dense: list[float], sparse: SparseVector, *, limit: int, candidates: int,
                exclude_titles: Sequence[str] = ()) -> list[Hit]:
         # subtle: the filter sits in each prefetch, so each side's `candidates` counts only allowed points;
         # plain RRF (not RrfQuery(k=...), which older servers lack) uses Qdrant's default k, RRF_K
         hidden = _without_titles(exclude_titles)
-        response = self.client.query_points(
-            collection,
-            prefetch=[models.Prefetch(query=dense, using=DENSE, limit=candidates, filter=hidden),
-                      models.Prefetch(query=_sparse(sparse), using=SPARSE, limit=candidates, filter=hidden)],
-            query=models.FusionQuery(fusion=models.Fusion.RRF), limit=limit, with_payload=True, with_vectors=[DENSE])
+        with self.reaching():
+            response = self.client.query_points(
+                collection,
+                prefetch=[models.Prefetch(query=dense, using=DENSE, limit=candidates, filter=hidden),
+                          models.Prefetch(query=_sparse(sparse), using=SPARSE, limit=candidates, filter=hidden)],
+                query=models.FusionQuery(fusion=models.Fusion.RRF), limit=limit, with_payload=True,
+                with_vectors=[DENSE])
         return [_hit(p, p.score) for p in response.points]
 
     def fetch(self, collection: str, ids: Sequence[str]) -> list[Hit]:
-        return [_hit(r) for r in self.client.retrieve(collection, ids=list(ids), with_payload=True, with_vectors=[DENSE])]
+        with self.reaching():
+            records = self.client.retrieve(collection, ids=list(ids), with_payload=True, with_vectors=[DENSE])
+        return [_hit(r) for r in records]
 
     def count(self, collection: str) -> int:
-        return self.client.count(collection, exact=True).count
+        with self.reaching():
+            return self.client.count(collection, exact=True).count
 
     def last_write(self, collection: str) -> datetime | None:
         return None
@@ -82,6 +105,29 @@ class ServerStore:
 
     def close(self) -> None:
         self.client.close()
+
+    @contextlib.contextmanager
+    def reaching(self):
+        """qdrant-client's failures as one line naming the server: unreachable, refused, or an error it sent."""
+        try:
+            yield
+        except (ResponseHandlingException, httpx.TransportError) as error:
+            source = getattr(error, "source", error)
+            if not isinstance(source, httpx.TransportError):  # a reply it could not read
+                raise StoreError(f"the Qdrant server at {self.location} sent a reply that cannot be read "
+                                 f"({type(source).__name__})") from None
+            raise StoreUnreachableError(f"the Qdrant server at {self.location} is unreachable ({_reason(source)}); "
+                                        "start it, or check QDRANT_URL") from None
+        except UnexpectedResponse as error:
+            hint = {401: "; check QDRANT_API_KEY", 403: "; check QDRANT_API_KEY",
+                    404: "; is QDRANT_URL a Qdrant server?"}.get(error.status_code or 0, "")
+            raise StoreError(f"the Qdrant server at {self.location} answered {error.status_code} "
+                             f"{error.reason_phrase}{hint}") from None
+
+
+def _reason(error: httpx.TransportError) -> str:
+    text = str(error).strip().splitlines()[0] if str(error).strip() else ""
+    return f"{type(error).__name__}: {text}" if text else type(error).__name__
 
 
 def _sparse(vector: SparseVector) -> models.SparseVector:

@@ -3,8 +3,9 @@
 A folder is walked recursively and an archive (`.tar.gz`, `.tgz`, `.tar`, `.zip`) read member by
 member, never unpacked to disk. In both, a file is kept when its path relative to the root matches
 an include glob and no exclude glob (`fnmatch`, so `*` crosses folders: `*.md` matches at any
-depth); hidden files and folders (a name starting with ".") and symlinks are skipped. A file named
-directly is always read. Each file is read up to one byte past `max_bytes`, so a reader can refuse
+depth); hidden files and folders (a name starting with "."), credentials and key files (`id_rsa`,
+`*.pem`, `credentials.json`, ...: no index should hold them, and a search would give them out) and
+symlinks are skipped. A file named directly is always read. Each file is read up to one byte past `max_bytes`, so a reader can refuse
 it as too large without holding more. This module does not parse files or fetch URLs; see
 `program.retrieval.readers` and `program.retrieval.fetch`.
 """
@@ -13,6 +14,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import re
 import tarfile
 import zipfile
 from collections.abc import Iterator, Sequence
@@ -23,6 +25,9 @@ from typing import NamedTuple
 from program.errors import IngestError
 
 ARCHIVES = (".tar.gz", ".tgz", ".tar", ".zip")
+# files that hold credentials, whatever folder they sit in
+SECRET_FILE = re.compile(r"^(\.env(\..+)?|\.netrc|\.pgpass|\.npmrc|\.pypirc|id_(rsa|dsa|ecdsa|ed25519)(\.pub)?|"
+                         r"credentials(\.json)?|.+\.(pem|key|p12|pfx|kdbx|keystore|jks))$", re.IGNORECASE)
 
 
 class SourceFile(NamedTuple):
@@ -63,7 +68,8 @@ def source_files(root: Path, include: Sequence[str], exclude: Sequence[str], max
 
 
 def selected(path: str, include: Sequence[str], exclude: Sequence[str]) -> bool:
-    if any(part.startswith(".") for part in path.split("/")):
+    parts = path.split("/")
+    if any(part.startswith(".") for part in parts) or SECRET_FILE.match(parts[-1]):
         return False
     return any(fnmatch(path, glob) for glob in include) and not any(fnmatch(path, glob) for glob in exclude)
 

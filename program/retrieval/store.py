@@ -23,7 +23,7 @@ _NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,127}")
 
 
 class StoreError(RuntimeError):
-    """The store cannot do what was asked; the message names the remedy."""
+    """The store cannot do what was asked; the message names the folder or URL, and the remedy."""
 
 
 class CollectionMissingError(StoreError):
@@ -31,7 +31,15 @@ class CollectionMissingError(StoreError):
 
 
 class StoreInUseError(StoreError):
-    pass
+    """Another process holds the embedded store."""
+
+
+class StoreCorruptError(StoreError):
+    """The embedded store's files cannot be read."""
+
+
+class StoreUnreachableError(StoreError):
+    """The Qdrant server does not answer (down, a wrong URL, a network fault); it may come back."""
 
 
 @dataclass(frozen=True)

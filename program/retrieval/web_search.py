@@ -2,8 +2,11 @@
 
 Both backends return `WebResult`s in Tavily's result shape, and each converts to a
 `Passage(source="web")`. Tavily answers are cached on disk for `web_cache_ttl_s` (an empty one
-for at most a minute), and after 5 failed searches in a row Tavily is skipped for a minute
-(`program.retrieval.circuit_breaker`) rather than each question waiting out its timeout.
+for at most a minute). A Tavily call fits the caller's time: each try gets
+min(`tavily_timeout_s`, the seconds left), and a throttled or failing call is retried only
+while time is left (`program.retrieval.web_retry`, which honours Retry-After). After 5 failed
+searches in a row Tavily is skipped for a minute (`program.retrieval.circuit_breaker`) rather
+than each question waiting out its timeout.
 This module does not decide when to search (see `program.loop`) and does not index the
 offline corpus (see `program.retrieval.indexing`).
 """
@@ -12,6 +15,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import time
 from collections.abc import Callable
 from typing import Protocol
 
@@ -19,6 +23,7 @@ from pydantic import BaseModel
 
 from program.passage import Passage
 from program.retrieval.circuit_breaker import CircuitBreaker
+from program.retrieval.web_retry import MIN_ATTEMPT_S, call_retrying, raise_if_throttled
 from program.settings import Settings
 
 EMPTY_TTL_S = 60.0  # how long an empty Tavily answer is cached, whatever the cache TTL
@@ -52,7 +57,10 @@ class WebResult(BaseModel):
 class WebSearch(Protocol):
     label: str  # which web this is, for the trace ("offline (hotpotqa_web)", "tavily")
 
-    def search(self, query: str, max_results: int | None = None) -> list[WebResult]: ...
+    def search(self, query: str, max_results: int | None = None,
+               seconds_left: float | None = None) -> list[WebResult]:
+        """`seconds_left`: the caller's time (None: no limit); a search never takes longer."""
+        ...
 
 
 class TavilyWeb:
@@ -77,25 +85,31 @@ class TavilyWeb:
         self._max_results = settings.tavily_max_results
         self._timeout = settings.tavily_timeout_s
         self._endpoint = self._client.base_url
+        self._client.session.hooks["response"].append(raise_if_throttled)  # the client drops a 429's Retry-After
         self._breaker = CircuitBreaker(BREAKER_FAILURES, BREAKER_COOL_S)  # an outage costs one timeout per 5, not each
 
-    def search(self, query: str, max_results: int | None = None) -> list[WebResult]:
+    def search(self, query: str, max_results: int | None = None,
+               seconds_left: float | None = None) -> list[WebResult]:
         query = query.strip()
         options = {**self._options, "max_results": max_results or self._max_results}
         key = _cache_key(self._endpoint, query, options)
         cached = self._cache.get(key)
         if cached is None:
-            cached = self._fetch(query, options)
+            deadline = None if seconds_left is None else time.monotonic() + seconds_left
+            cached = self._fetch(query, options, deadline)
             # an empty answer may be a hiccup of the service: keep it only briefly
             self._cache.set(key, cached, expire=self._ttl if cached else min(self._ttl, EMPTY_TTL_S))
         return [WebResult.model_validate(r) for r in cached]
 
-    def _fetch(self, query: str, options: dict) -> list[dict]:
+    def _fetch(self, query: str, options: dict, deadline: float | None) -> list[dict]:
         if (wait := self._breaker.seconds_open()) > 0:
             raise WebSearchError(f"tavily skipped: {self._breaker.threshold} failures in a row; "
                                  f"trying again in {wait:.0f} s")
+        if deadline is not None and (left := deadline - time.monotonic()) < MIN_ATTEMPT_S:
+            raise WebSearchError(f"tavily skipped: {max(left, 0):.1f} s left of the time limit")
         try:
-            response = self._client.search(query, timeout=self._timeout, **options)
+            response = call_retrying(lambda left: self._client.search(query, timeout=self._timeout_within(left),
+                                                                      **options), deadline)
             # keep only the fields we use, so nothing else the API returns is written to disk
             results = [WebResult.model_validate(r).model_dump() for r in response.get("results", [])]
         except Exception as error:  # any client, transport or response-shape failure is a failed search
@@ -104,6 +118,9 @@ class TavilyWeb:
             raise WebSearchError(self._redact(f"tavily search failed: {type(error).__name__}: {error}")) from None
         self._breaker.succeeded()
         return results
+
+    def _timeout_within(self, seconds_left: float | None) -> float:
+        return self._timeout if seconds_left is None else max(0.1, round(min(self._timeout, seconds_left), 1))
 
     def _redact(self, text: str) -> str:
         secret = self._key.get_secret_value() if self._key else ""
@@ -127,7 +144,9 @@ class OfflineWeb:
     def __init__(self, search: Search, max_results: int = 5, label: str = "offline"):
         self._search, self._max_results, self.label = search, max_results, label
 
-    def search(self, query: str, max_results: int | None = None) -> list[WebResult]:
+    def search(self, query: str, max_results: int | None = None,
+               seconds_left: float | None = None) -> list[WebResult]:
+        # a local search takes milliseconds: no time limit to fit
         try:
             found = self._search(query, max_results or self._max_results)
         except Exception as error:  # the loop treats a failed web search as a warning, not a crash

@@ -4,8 +4,9 @@ Shared by the HTTP service and the MCP server. Each request runs in its own `dsp
 (LM, adapter, usage tracking), and hints apply to a copy of the thresholds, so one request's
 settings never reach another. The local LM has one llama.cpp slot, so by default one request
 runs the loop at a time and the rest queue; the wait counts against `serve_timeout_s`, the
-loop gets what is left as its soft `time_limit_s`, and a request that gets no slot in time
-returns retrieval-only results with the structured fallback: a warning, never an error.
+loop gets what is left as its `time_limit_s` (its LM call in flight is cancelled then, which
+frees the slot), and a request that gets no slot in time returns retrieval-only results with
+the structured fallback: a warning, never an error.
 The response is `program.answer_response.AnswerResponse`, the contract every surface returns.
 This module does not speak HTTP or MCP; see `program.serving.service` and `program.serving.mcp_server`.
 """
@@ -84,10 +85,6 @@ def start_lm(rag: GatedRAG, settings: Settings, cache: bool = True) -> Engine:
     handle = build_lm(settings, cache=cache)
     # JSONAdapter: see program/cli.py (llama.cpp compiles the JSON schema to a grammar)
     return Engine(rag, handle.lm, description=handle.description, close=handle.close)
-
-
-def load_engine(settings: Settings, program_path: Path | None = None) -> Engine:
-    return start_lm(load_program(settings, program_path), settings)
 
 
 class Answerer:
@@ -179,8 +176,7 @@ class Answerer:
                                   "retrieval only")
         try:
             with dspy.context(lm=engine.lm, adapter=engine.adapter, track_usage=True):
-                # subtle: the loop always drafts once before it checks the clock, so a request
-                # that waited almost all its time still answers, a draft's LM time late
+                # subtle: a request that got the slot with no time left makes no LM call at all
                 return rag(question=request.question, hints=request.hints(),
                                   time_limit_s=max(0.0, deadline - time.perf_counter())).result
         finally:

@@ -1,15 +1,15 @@
 """The HTTP routes over the collection itself: `POST /ingest`, `GET /search` and `GET /corpus`.
 
 `/search` is retrieval only (hybrid dense + BM25, no LM); `/corpus` is the collection's status.
-`/ingest` is off unless `serve_ingest` is set, takes files only under `ingest_roots`, and runs
-one ingest at a time. Each route may name a collection; the default is the configured one.
+`/ingest` is off unless `serve_ingest` is set, takes files only under `ingest_roots`, and writes
+one ingest at a time (see `program.retrieval.ingest`). Each route may name a collection; the
+default is the configured one.
 This module does not answer questions; see `program.serving.service`.
 """
 
 from __future__ import annotations
 
 import functools
-import threading
 
 from fastapi import APIRouter, HTTPException, Query
 
@@ -28,7 +28,6 @@ MAX_K = 20
 
 def corpus_router(settings: Settings) -> APIRouter:
     router = APIRouter()
-    writing = threading.Lock()  # embedded Qdrant serialises nothing itself
 
     @router.post("/ingest", summary="index files, folders, archives or URLs into a collection, incrementally",
                  response_model=IngestReport, responses={400: {"description": "a bad source"}, 403: {"description": "off"}})
@@ -37,9 +36,9 @@ def corpus_router(settings: Settings) -> APIRouter:
             raise HTTPException(403, "ingest over HTTP is off; set GATEDRAG_SERVE_INGEST=true to allow it")
         try:
             check_confined(request.sources, settings)
-            with writing:
-                return ingest(request.sources, settings, collection=request.collection, include=request.include,
-                              exclude=request.exclude, prune=request.prune)
+            # one ingest at a time diffs and writes (a lock in `ingest`); searches meanwhile are safe
+            return ingest(request.sources, settings, collection=request.collection, include=request.include,
+                          exclude=request.exclude, prune=request.prune)
         except IngestError as error:
             raise HTTPException(400, str(error)) from None
 

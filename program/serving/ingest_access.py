@@ -2,28 +2,25 @@
 
 A file or folder is allowed only when its resolved path (symlinks followed) lies inside one of the
 configured roots, is not hidden below it, is not a credentials or key file (`.env`, `id_rsa`,
-`*.pem`, ...) and is under the size cap; with no roots configured, remote callers can ingest URLs only. URLs get the same
+`*.pem`, ...; inside a folder or archive those are skipped for everyone, see `program.retrieval.sources`)
+and is under the size cap; with no roots configured, remote callers can ingest URLs only. URLs get the same
 public-host checks as everywhere (`program.retrieval.fetch`). The CLI is the user's own shell and is
 not confined. This module does not ingest anything; see `program.retrieval.ingest`.
 """
 
 from __future__ import annotations
 
-import re
 from pathlib import Path
 
 from pydantic import BaseModel, Field
 
 from program.errors import IngestError
+from program.retrieval.sources import SECRET_FILE
 from program.settings import Settings
 
 MAX_SOURCES = 100
 MAX_GLOBS = 50
 MAX_FILE_BYTES = 5 << 20  # a remote caller's single file; documentation pages are far smaller
-# files that hold credentials, whatever folder they sit in: a caller steered by a web page must
-# not be able to index them and then search them out
-_SECRET_FILE = re.compile(r"^(\.env(\..+)?|\.netrc|\.pgpass|\.npmrc|\.pypirc|id_(rsa|dsa|ecdsa|ed25519)(\.pub)?|"
-                          r"credentials(\.json)?|.+\.(pem|key|p12|pfx|kdbx|keystore|jks))$", re.IGNORECASE)
 
 
 class IngestRequest(BaseModel):
@@ -56,7 +53,7 @@ def _check_file(source: str, path: Path, root: Path) -> None:
     inside = path.relative_to(root).parts
     if any(part.startswith(".") for part in inside):
         raise IngestError(f"{source}: hidden files and folders cannot be ingested remotely")
-    if _SECRET_FILE.match(path.name):
+    if SECRET_FILE.match(path.name):
         raise IngestError(f"{source}: looks like a credentials or key file; refused")
     if path.is_file() and path.stat().st_size > MAX_FILE_BYTES:
         raise IngestError(f"{source}: {path.stat().st_size:,} bytes, over the {MAX_FILE_BYTES:,}-byte cap for remote ingest")

@@ -13,7 +13,6 @@ This module does not answer, search or index itself; it exposes `program.serving
 from __future__ import annotations
 
 import functools
-import threading
 from pathlib import Path
 from typing import Annotated
 
@@ -22,7 +21,7 @@ from mcp.server.mcpserver.exceptions import ToolError
 from pydantic import Field
 
 from program.answer_response import AnswerResponse
-from program.serving.answerer import Answerer, AnswerRequest, load_engine
+from program.serving.answerer import Answerer, AnswerRequest, load_program, start_lm
 from program.retrieval.corpus_status import CorpusStatus, corpus_status
 from program.retrieval.fetch import Resolve
 from program.retrieval.ingest import IngestReport, ingest
@@ -43,7 +42,6 @@ MAX_TOP_K = 20
 def create_mcp_server(answerer: Answerer, settings: Settings, *, resolve: Resolve | None = None) -> MCPServer:
     server = MCPServer("gatedrag", instructions=INSTRUCTIONS)
     search = HybridSearch.from_settings(settings, "index")
-    writing = threading.Lock()  # one ingest at a time: the index diff of two at once could race
 
     @server.tool()
     @_reported
@@ -87,9 +85,9 @@ def create_mcp_server(answerer: Answerer, settings: Settings, *, resolve: Resolv
         request = IngestRequest(sources=sources, collection=collection, include=include or [], exclude=exclude or [],
                                 prune=prune)
         check_confined(request.sources, settings)
-        with writing:
-            return ingest(request.sources, settings, collection=request.collection, include=request.include,
-                          exclude=request.exclude, prune=request.prune, resolve=resolve)
+        # one ingest at a time diffs and writes (a lock in `ingest`); searches meanwhile are safe and unlocked
+        return ingest(request.sources, settings, collection=request.collection, include=request.include,
+                      exclude=request.exclude, prune=request.prune, resolve=resolve)
 
     @server.tool(name="corpus_status")
     @_reported
@@ -113,7 +111,10 @@ def _reported(tool):
 
 
 def run_stdio(settings: Settings, program_path: Path | None = None) -> None:
-    answerer = Answerer(lambda: load_engine(settings, program_path), settings)
+    """Serve until stdin closes. The program and the store are checked first (no LM), so a bad program or
+    a missing, locked, corrupt or unreachable store ends the command in one line before any tool is offered."""
+    rag = load_program(settings, program_path)
+    answerer = Answerer(lambda: start_lm(rag, settings), settings)
     try:
         create_mcp_server(answerer, settings).run("stdio")
     finally:

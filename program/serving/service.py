@@ -2,7 +2,12 @@
 collection's own routes (`POST /ingest`, `GET /search`, `GET /corpus`: see `program.serving.corpus_api`).
 
 `create_app` wraps an `Answerer`; the LM loads in a background thread at start-up, and
-/readyz turns 200 once it has. Limits: request bodies over `serve_max_body_bytes` get 413,
+/readyz turns 200 once it has and while the store answers. A store that is missing, locked, corrupt
+or unreachable at start-up stops `serve` before it binds (one line, exit 1): that is a fault to fix,
+and a supervisor restarts the process. A Qdrant server that goes away later may come back, so the
+service stays up: /readyz probes the store on every call and says 503, naming the URL, within the
+client's timeout (5 s), and 200 again once the server answers.
+Limits: request bodies over `serve_max_body_bytes` get 413,
 more than `serve_max_pending` requests in flight get 503, and a slow request returns its
 partial result with a warning (see `program.serving.answerer`). `/answer` is a plain `def`, so each
 request runs in a worker thread; the pool is sized to hold every admitted request. The Host check,
@@ -14,7 +19,9 @@ This module does not answer anything itself and never calls `dspy.configure`.
 
 from __future__ import annotations
 
+import functools
 import logging
+from collections.abc import Callable
 from contextlib import asynccontextmanager
 from pathlib import Path
 
@@ -23,6 +30,9 @@ from fastapi import FastAPI, HTTPException
 from starlette.middleware.body_limit import RequestBodyLimitMiddleware
 
 from program.answer_response import AnswerResponse
+from program.redaction import redact
+from program.retrieval.open_store import open_store
+from program.retrieval.store import StoreError
 from program.serving.answerer import Answerer, AnswerRequest, Overloaded, UnknownCollection, load_program, start_lm
 from program.serving.corpus_api import corpus_router
 from program.serving.http_guards import install_guards, is_loopback
@@ -35,7 +45,9 @@ DESCRIPTION = ("Evaluation-gated retrieval: decompose, retrieve, judge, then ans
                "refine. Every answer carries [n] citations, agent-facing metadata and, on request, its trace.")
 
 
-def create_app(answerer: Answerer, settings: Settings) -> FastAPI:
+def create_app(answerer: Answerer, settings: Settings, store_check: Callable[[], None] | None = None) -> FastAPI:
+    """`store_check` raises a `StoreError` when the served collection cannot be searched now; /readyz
+    calls it each time (`serve` passes the store's `require`; tests with a fake search pass none)."""
     @asynccontextmanager
     async def lifespan(app: FastAPI):
         # every admitted request holds a worker thread while it waits for the LM
@@ -57,9 +69,15 @@ def create_app(answerer: Answerer, settings: Settings) -> FastAPI:
     def healthz() -> dict[str, str]:
         return {"status": "ok"}
 
-    @app.get("/readyz", summary="the program and its models are loaded", responses={503: {"description": "not yet"}})
+    @app.get("/readyz", summary="the program and its models are loaded, and the store answers",
+             responses={503: {"description": "not yet, or the store does not answer"}})
     def readyz():
         if answerer.ready:
+            try:
+                if store_check is not None:
+                    store_check()
+            except StoreError as error:
+                return SafeJSONResponse({"status": "store_unavailable", "detail": redact(str(error))}, 503)
             return {"status": "ready", "lm": answerer.description}
         status = "failed" if answerer.error else "loading"
         detail = answerer.error or "loading the program and its models"
@@ -89,7 +107,9 @@ def serve(settings: Settings, program_path: Path | None = None) -> None:
     rag = load_program(settings, program_path)  # a missing index or bad program fails here, before binding
     if settings.api_token is None and not is_loopback(settings.serve_host):
         log.warning("serving on %s with no GATEDRAG_API_TOKEN: anyone who can reach it can use it", settings.serve_host)
-    app = create_app(Answerer(lambda: start_lm(rag, settings), settings), settings)
+    # one request to a server, or a file check and a one-point read of the embedded store
+    store_check = functools.partial(open_store(settings).require, settings.collection)
+    app = create_app(Answerer(lambda: start_lm(rag, settings), settings), settings, store_check)
     # uvicorn's own cap sits above ours, so our 503 (with its reason) is the one callers see
     uvicorn.run(app, host=settings.serve_host, port=settings.serve_port, limit_concurrency=settings.serve_max_pending + 32,
                 timeout_keep_alive=30, log_level="info")

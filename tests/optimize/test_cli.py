@@ -131,12 +131,12 @@ def test_eval_on_a_users_jsonl_file(capsys, monkeypatch, settings, tmp_path):
     assert capsys.readouterr().err.split("run ")[1].split(":")[0] != run_id
 
 
-def test_a_bad_file_is_one_line_exit_2_and_writes_nothing(capsys, tmp_path):
+def test_a_bad_file_is_one_line_exit_1_a_bad_argument_exit_2_and_both_write_nothing(capsys, tmp_path):
     path = tmp_path / "bad.jsonl"
     path.write_text('{"question": "Q?", "answer": "A", "split": "dev"}\n{"question": "Q2?"}\n', encoding="utf-8")
     data = tmp_path / "data"
-    err = one_line_error(capsys, ["eval", "--dataset", str(path), "--data-dir", str(data)])
-    assert f"{path}: 1 bad row(s), nothing was run; row 2: no answer" in err
+    err = one_line_error(capsys, ["eval", "--dataset", str(path), "--data-dir", str(data)], code=1)
+    assert f"error: {path} line 2: no answer" in err and err.endswith("nothing was run")
     err = one_line_error(capsys, ["eval", "--dataset", str(path.with_name("ok.jsonl")), "--data-dir", str(data)])
     path.write_text('{"question": "Q?", "answer": "A", "split": "dev"}\n', encoding="utf-8")
     err = one_line_error(capsys, ["eval", "--dataset", str(path), "--split", "valid", "--data-dir", str(data)])

@@ -99,3 +99,12 @@ def test_related_queries_are_gaps_sub_queries_and_rewrites_without_the_question(
     r = result({QUESTION: 0.8, "Ed Wood nationality": 0.3, "ed wood NATIONALITY": 0.3}, gaps=["Ed Wood's birthplace"],
                steps=steps)
     assert related_queries(r) == ["Ed Wood's birthplace", "Ed Wood nationality", "Ed Wood biography"]
+
+
+def test_a_calibrated_confidence_stands_as_it_is_even_with_a_fallback():
+    covered = {"Scott Derrickson nationality": 0.8, "Ed Wood nationality": 0.7}
+    unfinished = result(covered, ended="max_iterations", confidence=64)
+    calibrated = unfinished.model_copy(update={"trace": unfinished.trace.model_copy(update={"uncalibrated_confidence": 90})})
+    meta = describe(calibrated, web_configured=True)
+    assert meta.fallback is not None and meta.confidence == 64  # the calibrator read the ending already
+    assert describe(unfinished, web_configured=True).confidence == 20  # without one, the fallback's cap

@@ -3,13 +3,10 @@
 from __future__ import annotations
 
 import json
-import select
 import signal
-import socket
 import threading
 import time
 import urllib.request
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import dspy
 import pytest
@@ -17,57 +14,7 @@ from dspy.clients.cache import Cache
 from dspy.utils.exceptions import LMError
 
 from program.deadline import GRACE_S, DeadlineExceeded, call_within
-from tests.conftest import send_json
-
-SLOW_S = 30.0
-
-
-class FakeOpenAI(ThreadingHTTPServer):
-    """Answers /v1/chat/completions now ("fast"), after SLOW_S ("slow") or with a 400 ("error").
-
-    A slow request watches its connection and sets `closed` when the client hangs up.
-    """
-
-    daemon_threads = True
-    block_on_close = False
-
-    def __init__(self):
-        super().__init__(("127.0.0.1", 0), _Handler)
-        self.mode, self.bodies, self.closed = "fast", [], threading.Event()
-
-    @property
-    def api_base(self) -> str:
-        return f"http://127.0.0.1:{self.server_address[1]}/v1"
-
-
-class _Handler(BaseHTTPRequestHandler):
-    protocol_version = "HTTP/1.1"
-
-    def do_POST(self):
-        self.server.bodies.append(json.loads(self.rfile.read(int(self.headers["Content-Length"]))))
-        if self.server.mode == "error":
-            return send_json(self, 400, {"error": {"message": "bad request", "type": "invalid_request_error"}})
-        if self.server.mode == "slow" and self._hung_up_within(SLOW_S):
-            self.server.closed.set()
-            self.close_connection = True
-            return
-        send_json(self, 200, {"id": "c1", "object": "chat.completion", "created": 0, "model": "fake",
-                         "choices": [{"index": 0, "finish_reason": "stop",
-                                      "message": {"role": "assistant", "content": '{"answer": "Paris"}'}}],
-                         "usage": {"prompt_tokens": 10, "completion_tokens": 5, "total_tokens": 15}})
-
-    def _hung_up_within(self, seconds: float) -> bool:
-        end = time.monotonic() + seconds
-        while time.monotonic() < end:
-            if select.select([self.connection], [], [], 0.05)[0]:
-                try:
-                    return self.connection.recv(1, socket.MSG_PEEK) == b""
-                except ConnectionError:
-                    return True
-        return False
-
-    def log_message(self, *args):
-        pass
+from tests.program.fake_openai import FakeOpenAI
 
 
 class Capital(dspy.Signature):
@@ -80,10 +27,8 @@ class Capital(dspy.Signature):
 @pytest.fixture
 def server():
     fake = FakeOpenAI()
-    threading.Thread(target=fake.serve_forever, daemon=True).start()
     yield fake
-    fake.shutdown()
-    fake.server_close()
+    fake.close()
 
 
 @pytest.fixture
@@ -92,17 +37,13 @@ def memory_cache(monkeypatch):
     monkeypatch.setattr(dspy, "cache", Cache(enable_disk_cache=False, enable_memory_cache=True, disk_cache_dir=None))
 
 
-def fake_lm(server: FakeOpenAI, cache: bool = False, engine: str = "auto") -> dspy.LM:
-    return dspy.LM("openai/fake", api_base=server.api_base, api_key="x", cache=cache, engine=engine)
-
-
 @pytest.mark.parametrize("cache", [False, True], ids=["cache-off", "cache-on"])
 @pytest.mark.parametrize("engine", ["auto", "litellm"])  # DSPy's native lm15 engine, and its LiteLLM fallback
 def test_a_call_out_of_time_raises_and_hangs_up(server, memory_cache, cache, engine):
     if engine == "litellm":
         pytest.importorskip("litellm")  # its first import takes seconds, which would eat the 2 s
     server.mode = "slow"
-    with dspy.context(lm=fake_lm(server, cache, engine), adapter=dspy.JSONAdapter()):
+    with dspy.context(lm=server.lm(cache, engine), adapter=dspy.JSONAdapter()):
         started = time.perf_counter()
         with pytest.raises(DeadlineExceeded, match="Capital: no answer within 2.0 s"):
             call_within(dspy.Predict(Capital), 2.0, question="France?")
@@ -113,7 +54,7 @@ def test_a_call_out_of_time_raises_and_hangs_up(server, memory_cache, cache, eng
 
 
 def test_a_call_in_time_returns_its_prediction_and_takes_per_call_config(server):
-    with dspy.context(lm=fake_lm(server), adapter=dspy.JSONAdapter()):
+    with dspy.context(lm=server.lm(), adapter=dspy.JSONAdapter()):
         pred = call_within(dspy.Predict(Capital), 5.0, question="France?", config={"max_tokens": 77})
     assert pred.answer == "Paris"
     body = server.bodies[0]
@@ -122,7 +63,7 @@ def test_a_call_in_time_returns_its_prediction_and_takes_per_call_config(server)
 
 def test_a_cached_answer_needs_no_time_at_the_server(server, memory_cache):
     predict = dspy.Predict(Capital)
-    with dspy.context(lm=fake_lm(server, cache=True), adapter=dspy.JSONAdapter()):
+    with dspy.context(lm=server.lm(cache=True), adapter=dspy.JSONAdapter()):
         first = call_within(predict, 5.0, question="France?")
         server.mode = "slow"  # a request now would hang; the cache must answer
         again = call_within(predict, 1.0, question="France?")
@@ -132,20 +73,20 @@ def test_a_cached_answer_needs_no_time_at_the_server(server, memory_cache):
 
 @pytest.mark.parametrize("seconds_left", [0.0, -3.0])
 def test_no_time_left_raises_before_any_request(server, seconds_left):
-    with dspy.context(lm=fake_lm(server), adapter=dspy.JSONAdapter()):
+    with dspy.context(lm=server.lm(), adapter=dspy.JSONAdapter()):
         with pytest.raises(DeadlineExceeded, match="no time left"):
             call_within(dspy.Predict(Capital), seconds_left, question="France?")
     assert server.bodies == []
 
 
 def test_no_limit_is_a_plain_call(server):
-    with dspy.context(lm=fake_lm(server), adapter=dspy.JSONAdapter()):
+    with dspy.context(lm=server.lm(), adapter=dspy.JSONAdapter()):
         assert call_within(dspy.Predict(Capital), None, question="France?").answer == "Paris"
 
 
 def test_other_errors_pass_through_unchanged(server):
     server.mode = "error"
-    with dspy.context(lm=fake_lm(server), adapter=dspy.JSONAdapter()):
+    with dspy.context(lm=server.lm(), adapter=dspy.JSONAdapter()):
         with pytest.raises(LMError) as raised:
             call_within(dspy.Predict(Capital), 5.0, question="France?")
     assert not isinstance(raised.value, DeadlineExceeded)
@@ -157,7 +98,7 @@ def test_an_interrupted_call_cancels_its_request(server):
     ctrl_c = threading.Timer(1.0, signal.pthread_kill, (threading.main_thread().ident, signal.SIGINT))
     ctrl_c.start()
     try:
-        with dspy.context(lm=fake_lm(server), adapter=dspy.JSONAdapter()):
+        with dspy.context(lm=server.lm(), adapter=dspy.JSONAdapter()):
             with pytest.raises(KeyboardInterrupt):
                 call_within(dspy.Predict(Capital), None, question="France?")  # no limit: waits for Ctrl-C
     finally:

@@ -3,6 +3,7 @@
 import pytest
 
 from program.factory import build_program
+from program.loading import ProgramLoadError
 from program.retrieval.open_store import open_store
 from program.settings import Settings
 from program.retrieval.web_search import OfflineWeb
@@ -38,3 +39,12 @@ def test_budget_overrides_are_validated_and_a_bad_one_is_one_line_naming_it(tmp_
     with pytest.raises(ValueError) as refused:
         build_program(settings, overrides={"max_iterations": -5})
     assert "max_iterations -5" in str(refused.value) and "\n" not in str(refused.value)
+
+
+def test_a_bad_program_fails_before_any_store_is_opened(tmp_path):
+    bad = tmp_path / "program.json"
+    bad.write_text('{"judge": ')
+    settings = Settings(_env_file=None, data_dir=tmp_path / "data")
+    with pytest.raises(ProgramLoadError, match=r"program.json line 1: not JSON"):
+        build_program(settings, program_path=bad)
+    assert not (tmp_path / "data").exists()

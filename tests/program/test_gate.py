@@ -36,9 +36,21 @@ def test_covered_but_flat_asks_the_judge():
     assert decide(signals(plateau=True), Progress(), FULL, T).action == "judge"
 
 
-def test_an_uncovered_sub_query_goes_to_the_web_with_it_as_the_query():
-    d = decide(signals(uncovered=("Ed Wood nationality",)), Progress(), FULL, T)
+def test_an_uncovered_sub_query_with_no_page_and_a_weak_best_hit_goes_to_the_web_with_it_as_the_query():
+    gap = ("Ed Wood nationality",)
+    d = decide(signals(best=0.5, uncovered=gap, pageless_gaps=gap), Progress(), FULL, T)
     assert (d.action, d.rule, d.queries) == ("search_web", "gap_to_web", ("Ed Wood nationality",))
+
+
+def test_with_a_strong_best_hit_a_sub_query_with_no_page_is_the_judge_s_call_not_the_web_s():
+    gap = ("Shaka Smart third year head coach",)
+    d = decide(signals(best=0.8, cliff=0.05, uncovered=gap, pageless_gaps=gap), Progress(), FULL, T)
+    assert (d.action, d.rule) == ("judge", "ambiguous")
+
+
+def test_an_uncovered_sub_query_whose_page_is_at_hand_is_no_web_gap():
+    d = decide(signals(cliff=0.05, uncovered=("Buck-Tick hail",)), Progress(), FULL, T)
+    assert (d.action, d.rule) == ("judge", "ambiguous")
 
 
 def test_a_missing_entity_goes_to_the_web():
@@ -147,12 +159,14 @@ def test_an_expansion_that_found_nothing_new_is_not_repeated_only_the_web_is_lef
 
 
 def test_an_uncovered_sub_query_with_no_web_and_weak_retrieval_abstains():
-    d = decide(signals(best=0.4, uncovered=("For Against United States",)), Progress(), NO_WEB, T)
+    gap = ("For Against United States",)
+    d = decide(signals(best=0.4, uncovered=gap, pageless_gaps=gap), Progress(), NO_WEB, T)
     assert (d.action, d.rule) == ("abstain", "gap_unresolved") and "does not cover" in d.reason
 
 
 def test_a_saturated_pool_still_closes_a_clear_gap_but_not_a_judged_one():
-    assert decide(signals(saturation=1.5, uncovered=("a b",)), Progress(), FULL, T).rule == "gap_to_web"
+    gap = signals(best=0.5, saturation=1.5, uncovered=("a b",), pageless_gaps=("a b",))
+    assert decide(gap, Progress(), FULL, T).rule == "gap_to_web"
     p = Progress(has_draft=True, draft_current=True, verdict=Verdict(False, 0.2, gaps=("x",)))
     assert decide(signals(saturation=1.5, cliff=0.0), p, FULL, T).rule == "gaps_left"
 
@@ -198,10 +212,15 @@ def test_a_hop_that_found_no_page_on_the_bridge_goes_to_the_web_even_if_other_hi
     assert decide(after_hop, searched, FULL, T).rule == "covered_with_cliff"  # the web had its try
 
 
-def test_a_question_with_no_page_for_any_of_its_names_goes_to_the_web_first():
-    s = signals(best=0.4, named=1, pageless=("Ralph Hefferline",))
+def test_a_comparison_side_with_no_page_goes_to_the_web_first():
+    s = signals(best=0.9, named=2, pageless=("Annie Morton",), compared=2, compared_pageless=("Annie Morton",))
     d = decide(s, Progress(question="q"), FULL, T)
-    assert (d.action, d.rule) == ("search_web", "no_page_to_web") and "Ralph Hefferline" in d.queries
+    assert (d.action, d.rule) == ("search_web", "no_page_to_web") and "Annie Morton" in d.queries
+
+
+def test_with_the_web_to_try_a_question_with_no_page_for_its_names_is_the_judge_s_call():
+    s = signals(best=0.4, named=1, pageless=("Ralph Hefferline",))
+    assert decide(s, Progress(question="q"), FULL, T).rule == "ambiguous"
 
 
 def test_with_no_web_a_question_with_no_page_for_its_names_abstains_with_no_lm_call():
@@ -250,6 +269,14 @@ def test_names_no_passage_even_mentions_miss_their_pages_however_strong_the_best
     pool = [passage("Kaiser Shipyards", "The Kaiser Shipyards built ships in Richmond.")]
     s = measure({q: [0.9]}, q, ["Kaiser Ventures"], pool, T)
     assert s.entity_coverage == 0 and missing_pages(s, T) == ("Kaiser Ventures",)
+
+
+def test_a_comparison_with_both_pages_at_hand_takes_no_second_hop():
+    gap = signals(term_coverage=0.5, missing_terms=("taller",), bridges=("Red Eye Grill",),
+                  unmet_bridges=("Red Eye Grill",), compared=2)
+    assert decide(gap, Progress(question="Q?"), FULL, T).rule == "ambiguous"
+    one_side_missing = replace(gap, compared_pageless=("888 7th Avenue",))
+    assert decide(one_side_missing, Progress(question="Q?"), FULL, T).rule == "term_gap_to_docs"
 
 
 # --- the answer's one repair ---------------------------------------------------------

@@ -37,23 +37,47 @@ def test_a_loaded_program_answers_like_the_one_in_memory(tmp_path):
     assert (a.answer, [s.action for s in a.trace.steps]) == (b.answer, [s.action for s in b.trace.steps])
 
 
+def valid_state() -> dict:
+    return GatedRAG(FakeSearch(DOCS)).dump_state()
+
+
 @pytest.mark.parametrize("content, reason", [
-    ("not json", "is not JSON"),
-    (json.dumps({"decompose": {}}), "lacks the module(s) judge"),
-    (json.dumps({"decompose": {}, "judge": {}, "rewrite": {}, "synthesize": {}, "refine": {}, "gatedrag": {"format": 99}}),
-     "format 99"),
+    ("not json", "line 1: not JSON: Expecting value"),
+    ('{\n  "judge": {\n  "x": 1', "line 3: not JSON"),
+    (json.dumps({"decompose": {}}), "decompose.signature: missing"),
+    (json.dumps(valid_state() | {"judge": 5}), "judge: should be a JSON object"),
+    (json.dumps(valid_state() | {"gatedrag": {"format": 99}}), "gatedrag.format: 99 is newer than this version reads"),
+    (json.dumps(valid_state() | {"gatedrag": {"format": 0}}), "gatedrag.format: input should be greater than or equal to 1"),
+    (json.dumps(valid_state() | {"gatedrag": {"format": "3"}}), "gatedrag.format: input should be a valid integer"),
+    (json.dumps(valid_state() | {"thresholds": {"max_iterations": -1}}), "thresholds.max_iterations: input should be "
+                                                                          "greater than or equal to 0"),
+    (json.dumps(valid_state() | {"thresholds": {"max_iterations": True}}), "thresholds.max_iterations: input should "
+                                                                           "be a valid integer"),
+    (json.dumps(valid_state() | {"thresholds": {"score_floor": float("nan")}}), "thresholds.score_floor"),
+    (json.dumps(valid_state() | {"thresholds": {"no_such": 1}}), "thresholds.no_such: extra inputs are not permitted"),
+    ('{"a": ' + "[" * 5000 + "]" * 5000 + "}", "line 1: nested deeper than 64 levels"),
+    ("[1, 2]", "the top level: should be a JSON object of predictors, not list"),
 ])
-def test_bad_programs_fail_with_the_reason(tmp_path, content, reason):
+def test_bad_programs_fail_in_one_line_naming_the_file_and_the_line_or_field(tmp_path, content, reason):
     path = tmp_path / "program.json"
     path.write_text(content)
-    with pytest.raises(ProgramLoadError, match=reason.replace("(", r"\(").replace(")", r"\)")):
+    with pytest.raises(ProgramLoadError) as error:
+        load(path, search=FakeSearch(DOCS))
+    assert str(error.value).startswith(str(path)) and reason in str(error.value) and "\n" not in str(error.value)
+
+
+def test_bytes_that_are_not_utf8_are_named_with_their_line(tmp_path):
+    path = tmp_path / "program.json"
+    path.write_bytes(json.dumps(valid_state(), indent=1).replace("Answer", "An\udcffswer", 1)
+                     .encode("utf-8", "surrogateescape"))
+    with pytest.raises(ProgramLoadError, match=r"line \d+: not UTF-8 \(byte 0xff\)"):
         load(path, search=FakeSearch(DOCS))
 
 
 def test_missing_file_and_empty_folder(tmp_path):
     with pytest.raises(ProgramLoadError, match="no compiled program"):
         load(tmp_path / "nope.json", search=FakeSearch(DOCS))
-    with pytest.raises(ProgramLoadError, match="no program.json"):
+    with pytest.raises(ProgramLoadError, match="no program.json in this folder"):
         load(tmp_path, search=FakeSearch(DOCS))
 
 

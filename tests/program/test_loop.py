@@ -8,6 +8,8 @@ import dspy
 import pytest
 from dspy.utils import DummyLM
 
+from program.answer_response import AnswerResponse
+from program.calibrator import ConfidenceCalibrator
 from program.hints import Hints
 from signatures import JudgeSufficiency, RepairCode
 from program.loop import GatedRAG
@@ -99,17 +101,27 @@ def test_a_judged_gap_the_collection_cannot_close_goes_to_the_web_and_refines_ov
     assert result.trace.web == "fake web"  # the trace names the web it searched
 
 
-def test_an_uncovered_sub_query_goes_to_the_web_before_any_lm_call():
+def test_a_compared_name_with_no_page_goes_to_the_web_before_any_lm_call():
     question = "Were Scott Derrickson and Ed Wood of the same nationality?"
     docs = [passage("Scott Derrickson", "Scott Derrickson is an American director.", similarity=0.8),
-            passage("Ed Wood (film)", "Ed Wood is a film by Tim Burton about the nationality of no one.", similarity=0.3)]
+            passage("Plan 9 from Outer Space", "Plan 9 is a film by Ed Wood about the nationality of no one.", similarity=0.3)]
     web = FakeWeb([passage("Ed Wood", "Edward Davis Wood Jr. was an American filmmaker.", source="web")])
     result = run(scripted_lm(draft("yes", "Both are American [1][3].")), docs=docs, web=web, question=question,
                  thresholds=Thresholds(coverage_similarity=0.55))
     assert actions(result)[:4] == ["decompose", "retrieve", "search_web", "refine"] or \
         actions(result)[:4] == ["decompose", "retrieve", "search_web", "draft"]
-    assert result.trace.steps[2].rule == "gap_to_web" and web.queries
+    assert result.trace.steps[2].rule == "no_page_to_web" and "Ed Wood" in web.queries
     assert result.short_answer == "yes"
+
+
+def test_a_name_the_evidence_never_mentions_goes_to_the_web_before_any_lm_call():
+    question = "What did Ed Wood direct with Scott Derrickson?"
+    docs = [passage("Scott Derrickson", "Scott Derrickson is an American director.", similarity=0.8)]
+    web = FakeWeb([passage("Ed Wood", "Edward Davis Wood Jr. directed Plan 9.", source="web")])
+    lm = scripted_lm(verdict(True, 0.9, short="Plan 9", answer="He directed Plan 9 [2]."))
+    result = run(lm, docs=docs, web=web, question=question)
+    assert actions(result)[2] == "search_web" and rules(result)[0] == "gap_to_web"
+    assert web.queries == ["Ed Wood direct", "Ed Wood"] and result.short_answer == "Plan 9"
 
 
 def test_a_missing_entity_with_no_web_abstains_with_no_lm_call():
@@ -242,6 +254,46 @@ def test_a_format_2_judge_loses_its_prompt_for_fields_it_no_longer_has_and_keeps
     assert loaded.judge.demos == [] and loaded.judge.signature.instructions == JudgeSufficiency.instructions
     assert loaded.judge.signature.fields["gaps"].json_schema_extra["desc"].startswith("0 to 2 missing facts")
     assert loaded.synthesize.signature.instructions == "tuned synthesizer"
+
+
+CALIBRATOR = ConfidenceCalibrator(method="platt", features=["judged", "best"], center=[0.5, 0.5], scale=[0.5, 0.2],
+                                  weights=[-1.0, 0.5], intercept=0.1, fitted_on="hand")
+
+
+def test_the_calibrator_round_trips_through_save_and_load(tmp_path):
+    rag = GatedRAG(FakeSearch(CLIFF))
+    rag.calibrator = CALIBRATOR
+    rag.save(tmp_path / "program.json")
+    loaded = GatedRAG(FakeSearch(CLIFF))
+    loaded.load(tmp_path / "program.json")
+    assert loaded.calibrator == CALIBRATOR
+
+
+def test_a_program_saved_before_calibrators_loads_without_one():
+    old = GatedRAG(FakeSearch(CLIFF)).dump_state()
+    del old["calibrator"]
+    rag = GatedRAG(FakeSearch(CLIFF))
+    rag.calibrator = CALIBRATOR
+    assert rag.load_state(old).calibrator is None
+
+
+def test_a_calibrator_replaces_the_judges_confidence_in_the_result_and_the_response():
+    rag = GatedRAG(FakeSearch(FLAT))
+    rag.calibrator = CALIBRATOR
+    lm = scripted_lm(verdict(True, 0.9))
+    with dspy.context(lm=lm, adapter=lm.adapter):
+        result = rag(question=QUESTION).result
+    expected = round(100 * CALIBRATOR.probability(result))
+    assert result.confidence == expected != 90 and result.trace.uncalibrated_confidence == 90
+    assert AnswerResponse.from_prediction(dspy.Prediction(result=result)).confidence == expected
+
+
+def test_loading_a_malformed_calibrator_fails_and_leaves_the_program_unchanged():
+    rag = GatedRAG(FakeSearch(CLIFF))
+    with pytest.raises(ValueError, match="not among"):
+        rag.load_state(rag.dump_state() | {"calibrator": CALIBRATOR.model_dump() | {"features": ["mood", "best"]},
+                                           "thresholds": {"top_k": 9}})
+    assert rag.calibrator is None and rag.thresholds == Thresholds()
 
 
 def test_loading_bad_thresholds_fails_and_leaves_the_program_unchanged():

@@ -137,3 +137,43 @@ def test_a_bridge_is_never_a_capitalised_first_word_a_short_acronym_or_a_foreign
     q = "What forum did the statesman who led the Soviet Union initiate?"
     lead = passage("Soviet Union", "However, Mikhail Gorbachev (Михаил Горбачёв) led the Soviet Union on TV and initiated a forum.")
     assert bridge_entities(q, ["Soviet Union"], [lead]) == ("Mikhail Gorbachev",)
+
+
+def test_an_uncovered_sub_query_is_a_pageless_gap_only_when_a_name_of_it_has_no_page():
+    pool = [passage("Buck-Tick", "Buck-Tick is a rock band from Fujioka."),
+            passage("Hayden (musician)", "Hayden is a singer-songwriter from Canada.")]
+    ranked = {"Q?": [0.6], "Buck-Tick hail": [0.3], "Ed Wood nationality": [0.3], "born where exactly": [0.3]}
+    s = measure(ranked, "Q?", ["Buck-Tick"], pool, T)
+    assert s.uncovered == ("Buck-Tick hail", "Ed Wood nationality", "born where exactly")
+    assert s.pageless_gaps == ("Ed Wood nationality", "born where exactly")
+
+
+def test_a_page_the_question_spells_out_holds_the_names_the_extractor_split_from_it():
+    q = "Which band, Letters to Cleo or Screaming Trees, had more members?"
+    pool = [passage("Letters to Cleo", "Letters to Cleo is a band."), passage("Screaming Trees", "A band.")]
+    s = measure({q: [0.6]}, q, ["Letters", "Cleo", "Screaming Trees"], pool, T)
+    assert s.compared == 2 and s.compared_pageless == () and s.pageless == ()
+
+
+def test_with_no_bridge_page_the_terms_count_only_where_the_question_s_names_are():
+    q = "The arena where the Lewiston Maineiacs played their home games can seat how many people?"
+    team = passage("Lewiston Maineiacs", "The Lewiston Maineiacs played their home games at the Androscoggin Bank Colisée.")
+    other = passage("Verizon Wireless Arena", "The arena can seat 10,000 people.")
+    s = measure({q: [0.7]}, q, ["Lewiston Maineiacs"], [team, other], T)
+    assert s.unmet_bridges == ("Androscoggin Bank Colisée",) and "seat" in s.missing_terms
+    met = measure({q: [0.7]}, q, ["Lewiston Maineiacs"], [team, other, passage("Androscoggin Bank Colisée", "It can seat 4,000 people.")], T)
+    assert met.unmet_bridges == () and met.missing_terms == ()
+
+
+def test_a_bridge_comes_from_a_page_on_a_question_name_not_a_page_that_mentions_it():
+    q = "The manager who recruited David Beckham managed Manchester United during what timeframe?"
+    ferguson = passage("Alex Ferguson", "Ferguson managed Manchester United and recruited players from Burnley.")
+    assert bridge_entities(q, ["David Beckham", "Manchester United"], [ferguson]) == ()
+    united = passage("Manchester United", "Manchester United recruited David Beckham under Alex Ferguson.")
+    assert bridge_entities(q, ["David Beckham", "Manchester United"], [united, ferguson]) == ("Alex Ferguson",)
+
+
+def test_the_bridge_sentence_is_the_best_one_that_names_something_new():
+    q = "A medieval fortress in Dirleton borders on the south side of what coastal area?"
+    village = passage("Dirleton", "Dirleton is a medieval village. It lies south of the Yellowcraigs nature reserve.")
+    assert bridge_entities(q, ["Dirleton"], [village]) == ("Yellowcraigs",)

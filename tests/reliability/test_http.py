@@ -3,7 +3,6 @@ or mutated bodies, none of which may get a 500. uvicorn on 127.0.0.1 with the sc
 
 from __future__ import annotations
 
-import json
 import logging
 import random
 import time
@@ -17,6 +16,7 @@ from program.loop import GatedRAG
 from tests.conftest import FakeSearch
 from tests.program.fake_engine import DOCS, QUESTION, fake_answerer
 from tests.program.serving.live_server import serving, settings
+from tests.reliability.fuzz_bodies import ODD_BODIES, fuzzed
 
 TOKEN = "s3cret-token-0123456789"
 GUARDED = [("POST", "/answer"), ("GET", "/search?q=x"), ("GET", "/corpus"), ("GET", "/docs"), ("GET", "/openapi.json"),
@@ -127,34 +127,6 @@ def test_wrong_token_guesses_count_against_the_rate_limit(tmp_path):
     assert guesses == [401, 401, 401, 429]
 
 
-def body_of(size: int) -> str:
-    """A valid-JSON /answer body of exactly `size` bytes (its known_context too long)."""
-    empty = json.dumps({"question": QUESTION, "known_context": ""})
-    return json.dumps({"question": QUESTION, "known_context": "k" * (size - len(empty))})
-
-
-ODD_BODIES = {
-    "lone surrogate": ('{"question": "\\ud800"}', 422),
-    "lone surrogate, reversed pair": ('{"question": "\\udc00\\ud800"}', 422),
-    "lone surrogate in an unknown key": ('{"question": "q", "\\ud800": 1}', 422),
-    "lone surrogate in an unknown field": ('{"question": "q", "x": "\\udfff"}', 422),
-    "lone surrogate in a hint": ('{"question": "q", "constraints": "\\ud800"}', 422),
-    "raw NUL": (b'{"question": "a\x00b"}', 422),
-    "infinity": ('{"question": 1e999}', 422),
-    "NaN in an unknown field": ('{"question": "q", "x": NaN}', 422),
-    "a 5000-digit integer": ('{"question": "q", "expansion_budget": ' + "9" * 5000 + "}", 400),
-    "invalid UTF-8": (b'{"question": "\xff\xfe"}', 400),
-    "CESU-8 surrogate bytes": (b'{"question": "\xed\xa0\x80"}', 422),
-    "nested past the parser": ('{"question": ' + "[" * 20_000 + "]" * 20_000 + "}", 400),
-    "nested in an unknown field": ('{"question": "q", "x": ' + "[" * 900 + "]" * 900 + "}", 422),
-    "nested past the body cap": ("[" * 70_000 + "]" * 70_000, 413),
-    "a bad collection name": ('{"question": "q", "collection": "../../etc"}', 422),
-    "64 KiB - 1": (body_of(64 * 1024 - 1), 422),
-    "64 KiB": (body_of(64 * 1024), 422),
-    "64 KiB + 1": (body_of(64 * 1024 + 1), 413),
-}
-
-
 def test_odd_bodies_get_a_4xx_that_quotes_none_of_them(tmp_path):
     config = settings(tmp_path)
     with serving(fake_answerer(config), config) as client:
@@ -181,43 +153,9 @@ def test_a_chunked_body_over_the_cap_is_413(tmp_path):
     assert response.status_code == 413
 
 
-ODD_STRINGS = ["", " ", "\ud800", "\udfff\ud800", "a\x00b", "é ✓ 😀", "\u202e", "x" * 2001, "null", "../x", "hotpotqa"]
-ODD_VALUES = [None, True, -1, 0, 3, 11, 2**70, 1.5, float("inf"), float("nan"), [], {}, [[["deep"]]], {"a": {"b": 1}}]
-FIELDS = ["question", "include_trace", "collection", "intent", "known_context", "constraints", "expansion_budget", "x"]
-INSERTS = [b"\x00", b"\xff", b"\xed\xa0\x80", b"\\ud800", b'"', b"\\", b"{", b"]", b",", b"[" * 500, b"1e999"]
-
-
-def schema_body(rng: random.Random) -> bytes:
-    """A body with the request's fields (and one unknown), each given a plausible or an odd value."""
-    body = {"question": QUESTION} if rng.random() < 0.7 else {}
-    for name in rng.sample(FIELDS, rng.randint(0, 3)):
-        body[name] = rng.choice(ODD_STRINGS + ODD_VALUES + ["factual", "comparison", QUESTION])
-    return json.dumps(body).encode()  # ensure_ascii: a lone surrogate goes as its \u escape
-
-
-def mutate(rng: random.Random, body: bytes) -> bytes:
-    """One byte-level mutation: a flip, an insertion, a cut, a truncation, deep wrapping or padding."""
-    at = rng.randrange(len(body) + 1)
-    match rng.randrange(6):
-        case 0 if body:
-            return body[:at - 1] + bytes([rng.randrange(256)]) + body[at:] if at else body
-        case 1:
-            return body[:at] + rng.choice(INSERTS) + body[at:]
-        case 2:
-            return body[:at] + body[at + rng.randint(1, 20):]
-        case 3:
-            return body[:at]
-        case 4:
-            depth = rng.choice([10, 900, 5000])
-            return b"[" * depth + body + b"]" * depth
-        case _:
-            return body[:-1] + b', "known_context": "' + b"k" * rng.randint(60_000, 70_000) + b'"}'
-
-
 def test_hundreds_of_mutated_bodies_never_get_a_5xx(tmp_path):
     rng, config = random.Random(12), settings(tmp_path)
-    bodies = [schema_body(rng) for _ in range(500)]
-    bodies = [mutate(rng, b) if rng.random() < 0.6 else b for b in bodies]
+    bodies = fuzzed(rng, 500)
     with serving(fake_answerer(config), config) as client:
         statuses = [client.post("/answer", content=b, headers={"Content-Type": "application/json"}).status_code
                     for b in bodies]

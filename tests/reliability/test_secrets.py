@@ -1,8 +1,8 @@
 """Canary secrets: a key set in every key variable never comes out in logs, the CLI's error line, result
 warnings, results.jsonl or /readyz, however the error that carries it is induced.
 
-The canaries have no key-like prefix, so they are caught only because Settings handed them to
-`program.redaction`; the key patterns (sk-, tvly-, Bearer) are tested on their own.
+The canaries (`tests.reliability.canaries`) have no key-like prefix, so they are caught only because
+Settings handed them to `program.redaction`; the key patterns (sk-, tvly-, Bearer) are tested on their own.
 """
 
 from __future__ import annotations
@@ -26,14 +26,7 @@ from tests.optimize.conftest import examples, result, score
 from tests.program.serving.test_service import serving
 from tests.program.test_loop import WEB, draft, run, verdict
 from tests.conftest import FakeWeb, scripted_lm
-
-CANARIES = {"OPENAI_API_KEY": "canary-openai-0f1e2d3c4b", "TAVILY_API_KEY": "canary-tavily-8a7b6c5d4e",
-            "QDRANT_API_KEY": "canary-qdrant-4e5f6a7b8c", "GATEDRAG_API_TOKEN": "canary-token-9d8c7b6a5f"}
-LEAK = "the backend said: " + ", ".join(f"key {value} rejected" for value in CANARIES.values())
-
-
-def hits(text: str) -> list[str]:
-    return [value for value in CANARIES.values() if value in text]
+from tests.reliability.canaries import CANARIES, LEAK, hits
 
 
 @pytest.fixture
@@ -77,7 +70,7 @@ def test_result_warnings_never_show_a_key(config):
     stopped = run(scripted_lm(), search=Leaky())
 
     class LeakyWeb(FakeWeb):
-        def search(self, query, max_results=None):
+        def search(self, query, max_results=None, seconds_left=None):
             raise WebSearchError(LEAK)
 
     lm = scripted_lm(verdict(False, 0.1, ["w"]), draft("Shirley Temple", "Shirley Temple [1]."))
@@ -101,6 +94,7 @@ def test_results_records_never_show_a_key(config, tmp_path):
     crashed = run_examples(Crashing(), examples("q1"), "crash", log, score, progress=False)
     ended = run_examples(Leaky(), examples("q1"), "ended", log, score, progress=False)
     assert [r.status for r in crashed + ended] == ["error", "error"]
+    assert hits("".join(r.model_dump_json() for r in crashed + ended)) == []  # what reports are built from
     written = log.path.read_text(encoding="utf-8")
     # the crash's error, then the ended record's error and the warning it repeats
     assert hits(written) == [] and written.count(MARKER) == 3 * len(CANARIES)

@@ -22,7 +22,8 @@ def make_report(tmp_path):
 
 def test_the_report_files_are_written_with_every_system(tmp_path):
     written, summary = make_report(tmp_path)
-    assert {p.name for p in written} >= {"report.md", "report.html", "summary.json", "latency.png", "metrics.png", "actions.png"}
+    assert {p.name for p in written} >= {"report.md", "report.html", "summary.json", "latency.png", "metrics.png", "actions.png",
+                                        "reliability.png"}
     markdown, html = (tmp_path / "report.md").read_text(), (tmp_path / "report.html").read_text()
     for system in SYSTEMS:
         assert f"| {system}" in markdown or f"{system} |" in markdown
@@ -33,10 +34,10 @@ def test_the_report_files_are_written_with_every_system(tmp_path):
 def test_plots_are_pngs_linked_from_the_markdown_and_inlined_in_the_html(tmp_path):
     make_report(tmp_path)
     markdown, html = (tmp_path / "report.md").read_text(), (tmp_path / "report.html").read_text()
-    for name in ("metrics", "latency", "actions"):
+    for name in ("metrics", "latency", "actions", "reliability"):
         assert (tmp_path / "plots" / f"{name}.png").read_bytes().startswith(b"\x89PNG")
         assert f"(plots/{name}.png)" in markdown
-    assert html.count("src='data:image/png;base64,") == 3 and "plots/" not in html
+    assert html.count("src='data:image/png;base64,") == 4 and "plots/" not in html
 
 
 def test_worst_examples_show_their_trace_and_errors(tmp_path):
@@ -71,3 +72,15 @@ def test_the_header_names_the_collection_and_a_web_a_key_chose(tmp_path):
                         model="qwen", judge="lexical", web="tavily", web_note=note, collection="aws_docs")
     write_report(HAND, summary, tmp_path)
     assert f"; collection aws_docs; web tavily ({note})" in (tmp_path / "report.md").read_text()
+
+
+def test_the_confidence_section_gives_each_systems_ece_and_auroc(tmp_path):
+    _, summary = make_report(tmp_path)
+    confidence = (tmp_path / "report.md").read_text().split("## Confidence")[1].split("## Web-holdout")[0]
+    # no judge ran and no similarity was measured, so each cited answer reports the medium-quality prior, 45:
+    # gated is right on all 3, so its ECE is 1 - 0.45, and there is no wrong answer to rank against
+    gated = summary.systems[0].calibration
+    assert (gated.n, gated.right, gated.auroc) == (3, 3, None) and abs(gated.ece - 0.55) < 1e-9
+    assert "| gated | 3 | 3 | 0.550 | – |" in confidence and "(plots/reliability.png)" in confidence
+    # fixed_hops' broken question has no result: no confidence to judge
+    assert summary.systems[2].calibration.n == 2

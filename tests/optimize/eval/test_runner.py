@@ -55,7 +55,7 @@ def test_an_interrupted_run_keeps_what_finished(tmp_path):
         def append(self, record):
             if self.read():
                 raise KeyboardInterrupt
-            super().append(record)
+            return super().append(record)
 
     with pytest.raises(KeyboardInterrupt):
         run(FakeProgram(), InterruptedLog(tmp_path / "results.jsonl"))

@@ -7,6 +7,7 @@ from optimize.eval.records import RecordLog
 from optimize.eval.runner import run_examples
 from optimize.eval.summary import summarize
 from optimize.eval.tracking import RUN_ID_FILE, tracked_run, tracking_uri
+from program.settings import Settings
 from tests.optimize.conftest import HAND, FakeProgram, examples, score
 
 PARAMS = {"split": "smoke", "systems": "gated", "note": "key sk-test-SECRET-1234"}
@@ -42,6 +43,20 @@ def test_a_resumed_eval_continues_the_same_mlflow_run(settings, tmp_path):
     assert (tmp_path / RUN_ID_FILE).read_text() == first
 
 
+def test_a_run_killed_before_its_id_was_saved_is_taken_up_again_not_left_running(settings, tmp_path):
+    with tracked_run(settings, tmp_path, PARAMS):
+        orphan = (tmp_path / RUN_ID_FILE).read_text()
+        (tmp_path / RUN_ID_FILE).unlink()  # as if killed between creating the run and saving its id
+    client, other = MlflowClient(tracking_uri(settings)), tmp_path / "other"
+    client.update_run(orphan, status="RUNNING")
+    other.mkdir()
+    with tracked_run(settings, other, PARAMS), tracked_run(settings, tmp_path, PARAMS):
+        pass
+    assert (tmp_path / RUN_ID_FILE).read_text() == orphan  # another folder's run never takes it
+    assert (other / RUN_ID_FILE).read_text() != orphan
+    assert client.get_run(orphan).info.status == "FINISHED"
+
+
 @pytest.mark.parametrize("error, status", [(RuntimeError("boom"), "FAILED"), (KeyboardInterrupt(), "KILLED")])
 def test_an_exception_ends_the_run_failed_and_an_interrupt_killed(settings, tmp_path, error, status):
     with pytest.raises(type(error)), tracked_run(settings, tmp_path, PARAMS):
@@ -55,7 +70,7 @@ def test_artifacts_of_the_local_store_stay_in_the_data_dir(settings, tmp_path):
     assert run_of(settings, tmp_path)[1].info.artifact_uri.startswith((settings.data_dir / "mlartifacts").resolve().as_uri())
 
 
-def test_abstention_web_use_and_gate_rules_are_logged_per_system(settings, tmp_path):
+def test_abstention_web_use_gate_rules_and_calibration_are_logged_per_system(settings, tmp_path):
     summary = summarize(HAND, "r", split="smoke", dataset="hotpotqa", program="uncompiled", profile="local", model="m",
                         judge="lexical")
     with tracked_run(settings, tmp_path, PARAMS) as tracking:
@@ -64,3 +79,26 @@ def test_abstention_web_use_and_gate_rules_are_logged_per_system(settings, tmp_p
     assert metrics["gated.abstained"] == pytest.approx(0.4) and metrics["gated.lm_calls"] == 4
     assert metrics["gated.web_precision"] == pytest.approx(2 / 3) and metrics["gated.web_recall"] == pytest.approx(2 / 3)
     assert metrics["gated.rule_covered_with_cliff"] == 2 and metrics["gated.rule_out_of_time"] == 1
+    # every hand record is wrong (F1 0) at the prior of no evidence, 5: an ECE of 0.05 and no AUROC
+    assert metrics["gated.confidence_ece"] == pytest.approx(0.05) and "gated.confidence_auroc" not in metrics
+
+
+def test_a_store_whose_creation_is_cut_short_is_not_left_half_made(tmp_path, monkeypatch):
+    import mlflow.store.db.utils
+
+    settings = Settings(_env_file=None, data_dir=tmp_path / "data", mlflow_tracking_uri=None)
+    upgrade = mlflow.store.db.utils._upgrade_db
+
+    def killed_midway(engine):  # as a kill between two of MLflow's migration steps
+        upgrade(engine)
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(mlflow.store.db.utils, "_upgrade_db", killed_midway)
+    with pytest.raises(KeyboardInterrupt), tracked_run(settings, tmp_path, PARAMS):
+        pass
+    assert not (settings.data_dir / "mlflow.db").exists()
+    assert [p.name for p in settings.data_dir.iterdir()] == []  # nor its temp file
+    monkeypatch.undo()
+    with tracked_run(settings, tmp_path, PARAMS):
+        pass
+    assert run_of(settings, tmp_path)[1].info.status == "FINISHED"

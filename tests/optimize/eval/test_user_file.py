@@ -1,11 +1,11 @@
-"""Users' labelled question files: each format read through Hugging Face datasets, and bad rows refused whole."""
+"""Users' labelled question files in each format, and bad files refused whole in one line naming the line."""
 
 import json
 
 import pytest
 from datasets import Dataset, DatasetDict
 
-from optimize.eval.example_schema import DatasetError
+from optimize.eval.example_schema import DatasetError, DatasetFileError
 from optimize.eval.user_file import NO_SPLIT, read_examples
 
 ROWS = [
@@ -78,26 +78,65 @@ def test_no_split_column_no_gold_sources_and_answerable_false(tmp_path):
 
 
 @pytest.mark.parametrize("row, says", [
-    ({"answer": "x"}, "row 2: question: missing"),
-    ({"question": "Q?"}, "row 2: no answer"),
-    ({"question": "Q?", "answers": "x"}, "row 2: answers: Input should be a valid list"),
-    ({"question": "Q?", "answer": "x", "gold_sources": 3}, "row 2: gold_sources"),
-    ({"question": "Q?", "answers": [], "answerable": True}, "row 2: answerable is true but no answer"),
-    ({"id": "same", "question": "Q?", "answer": "x"}, "row 2: duplicate id 'same'"),
+    ({"answer": "x"}, "line 2: missing key 'question'"),
+    ({"question": "Q?"}, "line 2: no answer"),
+    ({"question": "Q?", "answers": "x"}, "line 2: answers: input should be a valid list"),
+    ({"question": "Q?", "answer": "x", "gold_sources": 3}, "line 2: gold_sources"),
+    ({"question": ["Q?"], "answer": "x"}, "line 2: question: input should be a valid string"),
+    ({"question": "Q?", "answers": [], "answerable": True}, "line 2: answerable is true but no answer"),
+    ({"question": "Q?", "answer": "x", "answerable": 2}, "line 2: answerable: input should be a valid boolean"),
+    ({"id": "same", "question": "Q?", "answer": "x"}, "line 2: duplicate id 'same'"),
 ])
-def test_a_bad_row_refuses_the_whole_file_naming_the_file_and_row(tmp_path, row, says):
+def test_a_bad_row_refuses_the_whole_file_naming_the_file_and_line(tmp_path, row, says):
     path = write_jsonl(tmp_path / "bad.jsonl", [{"id": "same", "question": "Fine?", "answer": "yes"}, row])
-    with pytest.raises(DatasetError, match="nothing was run") as error:
+    with pytest.raises(DatasetFileError, match="nothing was run") as error:
         read_examples(path)
-    assert str(error.value).startswith(f"{path}: 1 bad row(s)") and says in str(error.value)
+    assert str(error.value).startswith(f"{path} {says}")
     assert "\n" not in str(error.value)
 
 
-def test_unreadable_and_unknown_files_fail_in_one_line(tmp_path):
-    broken = tmp_path / "broken.jsonl"
-    broken.write_text('{"question": "Q?", "answer": \n', encoding="utf-8")
-    for path, says in [(broken, "cannot be read"), (tmp_path / "my.txt", "unknown format '.txt'"),
-                       (tmp_path, "not a dataset saved with save_to_disk")]:
+def test_the_first_bad_line_is_named_and_the_others_counted(tmp_path):
+    path = write_jsonl(tmp_path / "bad.jsonl", [{"question": "Q?", "answer": "x"}] + [{"answer": "x"}] * 6)
+    with pytest.raises(DatasetFileError) as error:
+        read_examples(path)
+    assert str(error.value) == (f"{path} line 2: missing key 'question'; 5 more bad row(s) (line 3, line 4, line 5, "
+                                "...); nothing was run")
+
+
+@pytest.mark.parametrize("content, says", [
+    (b'{"question": "Q?", "answer": "x"}\n\n{"question": "Q?", "answer": \n', "line 3: not JSON"),
+    (b'{"question": "Q?", "answer": "x"}\n{"question": "Q\xff?", "answer": "x"}\n', "line 2: not UTF-8 (byte 0xff)"),
+    (b'{"question": "Q?", "answer": "x", "id": 01}\n', "line 1: not JSON"),
+    (b'["Q?", "x"]\n', "line 1: not a JSON object"),
+    (b'{"question": "Q?", "answer": "x"}\n{"question": ' + b"[" * 500 + b"]" * 500 + b"}\n",
+     "line 2: nested deeper than 64 levels"),
+])
+def test_a_jsonl_file_that_does_not_parse_is_named_with_its_line(tmp_path, content, says):
+    path = tmp_path / "bad.jsonl"
+    path.write_bytes(content)
+    with pytest.raises(DatasetFileError) as error:
+        read_examples(path)
+    assert str(error.value).startswith(f"{path} {says}") and "\n" not in str(error.value)
+
+
+@pytest.mark.parametrize("content, says", [
+    (b"answer,question\nx,Q?\ny\n", "line 3: question: empty"),  # a cell short
+    (b"question,answer\nQ?,x,extra\n", "line 2: 3 cells; the header has 2"),
+    (b"question,answer\nQ?,x\n\xfe,y\n", "line 3: not UTF-8 (byte 0xfe)"),
+    (b'question,answer\nQ?,"a"b\n', "line 2: not CSV"),
+    (b"answer\nx\n", "line 2: missing key 'question'"),
+    (b'question,answers\nQ?,"' + b"[" * 100 + b'"\n', "line 2: answers: nested deeper than 64 levels"),
+])
+def test_a_csv_file_names_its_bad_line(tmp_path, content, says):
+    path = tmp_path / "bad.csv"
+    path.write_bytes(content)
+    with pytest.raises(DatasetFileError) as error:
+        read_examples(path)
+    assert str(error.value).startswith(f"{path} {says}") and "\n" not in str(error.value)
+
+
+def test_unknown_files_and_folders_fail_in_one_line(tmp_path):
+    for path, says in [(tmp_path / "my.txt", "unknown format '.txt'"), (tmp_path, "not a dataset saved with save_to_disk")]:
         path.touch() if path.suffix == ".txt" else None
         with pytest.raises(DatasetError, match=says) as error:
             read_examples(path)

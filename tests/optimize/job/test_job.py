@@ -46,9 +46,11 @@ def run_job(tmp_path, lm):
 
 def test_the_job_writes_a_compiled_program_and_a_rerun_redoes_nothing(tmp_path, capsys):
     folder, summary, guard = run_job(tmp_path, DummyLM(KEYED))
-    assert "resuming job" not in capsys.readouterr().err
+    err = capsys.readouterr().err
+    assert "resuming job" not in err
     assert [s.system for s in summary.systems] == ["baseline", "compiled"]
     state = json.loads((folder / PROGRAM).read_text())
+    assert state["calibrator"] is None and "no confidence calibrator: too few records to fit a calibrator: 2" in err
     assert any(state[name]["demos"] for name in ("judge", "synthesize")), "a passing train run became a demo"
     assert state["thresholds"] == json.loads((folder / "thresholds.json").read_text())
     assert (folder / "pareto_front.png").stat().st_size > 0 and (folder / "eval" / "report.html").exists()
@@ -91,3 +93,29 @@ def test_python_m_optimize_dataset_file_trains_and_validates_on_the_file(tmp_pat
     assert "train 0:" in asked and "dev 1:" in asked and "test 0:" not in asked
     evaluated = {json.loads(line)["qid"] for line in (folder / "eval" / "results.jsonl").read_text().splitlines()}
     assert evaluated == {"dev0", "dev1"}
+
+
+class Tracking:
+    """Records the metrics a job logs."""
+
+    def __init__(self):
+        self.metrics = {}
+
+    def log_metrics(self, values, step=0):
+        self.metrics |= values
+
+
+def test_the_job_fits_the_confidence_on_its_compiled_validation_records_and_saves_it(tmp_path):
+    from tests.optimize.calibration.conftest import overconfident, write_run
+
+    folder = tmp_path / "run"
+    compiled = [r.model_copy(update={"system": "compiled"}) for r in overconfident()]
+    write_run(folder / "eval", compiled + overconfident(30, prefix="b"))  # "gated" stands for the baseline here
+    config, tracking = load_config("quick"), Tracking()
+    job = Job(config, Settings(data_dir=tmp_path / "data", _env_file=None), folder, "dummy",
+              SpendingGuard(config.caps, "dummy"), tracking, progress=False)
+    program = GatedRAG(FakeSearch(DOCS))
+    job._calibrate(program)
+    saved = json.loads((folder / PROGRAM).read_text())["calibrator"]
+    assert saved["fitted_on"] == "run: 40 smoke records, in-sample" and program.calibrator.model_dump() == saved
+    assert tracking.metrics["calibration.ece_before"] > tracking.metrics["calibration.ece_after"]

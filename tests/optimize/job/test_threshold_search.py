@@ -73,7 +73,7 @@ class InterruptedLog(RecordLog):
         InterruptedLog.appended += 1
         if InterruptedLog.appended == 2:
             raise KeyboardInterrupt
-        super().append(record)
+        return super().append(record)
 
 
 def test_a_trial_cut_short_is_retried_with_its_thresholds_and_keeps_its_finished_questions(tmp_path, monkeypatch):

@@ -3,67 +3,25 @@
 from __future__ import annotations
 
 import copy
-import json
-import threading
 import time
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import pytest
 
 from program.settings import Settings
-from program.retrieval import web_search
+from program.retrieval import web_retry, web_search
 from program.retrieval.web_search import OfflineWeb, TavilyWeb, WebResult, WebSearchError, build_web_search
-from tests.conftest import FakeSearch, passage, send_json
+from tests.conftest import FakeSearch, passage
+from tests.program.retrieval.fake_tavily import FakeTavily
 
 SECRET = "tvly-dev-SECRET0123456789"
-
-
-class FakeTavily:
-    """Answers POST /search like Tavily; records each request. `mode`: ok, empty (no results), error (HTTP 500) or slow."""
-
-    def __init__(self):
-        self.requests: list[dict] = []
-        self.mode = "ok"
-        fake = self
-
-        class Handler(BaseHTTPRequestHandler):
-            def do_POST(self):
-                body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
-                fake.requests.append({"path": self.path, "auth": self.headers.get("Authorization"), "body": body})
-                if fake.mode == "slow":
-                    time.sleep(1.0)
-                failing = fake.mode == "error"
-                status, payload = (500, {"detail": {"error": "boom"}}) if failing else (200, fake.answer(body))
-                if fake.mode == "empty":
-                    payload["results"] = []
-                send_json(self, status, payload)
-
-            def log_message(self, *args):  # keep test output clean
-                pass
-
-        class Server(ThreadingHTTPServer):
-            def handle_error(self, request, client_address):
-                pass  # the "slow" mode's client gives up before the answer: a broken pipe is expected
-
-        self.server = Server(("127.0.0.1", 0), Handler)
-        self.url = f"http://127.0.0.1:{self.server.server_address[1]}"
-        threading.Thread(target=self.server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True).start()
-
-    @staticmethod
-    def answer(body: dict) -> dict:
-        results = [{"title": f"Page {i}", "url": f"https://example.org/{i}", "content": f"About {body['query']} ({i}).",
-                    "score": 0.9 - i / 10, "raw_content": None, "favicon": "https://example.org/favicon.ico"}
-                   for i in range(body.get("max_results", 5))]
-        return {"query": body["query"], "answer": None, "images": [], "results": results, "response_time": 0.01}
 
 
 @pytest.fixture
 def fake_tavily():
     fake = FakeTavily()
     yield fake
-    fake.server.shutdown()
-    fake.server.server_close()
+    fake.close()
 
 
 def tavily_settings(tmp_path: Path, url: str, **overrides) -> Settings:
@@ -111,11 +69,12 @@ def test_cache_entries_expire_after_the_ttl(tmp_path, fake_tavily):
     assert len(fake_tavily.requests) == 2
 
 
-def test_http_500_becomes_web_search_error(tmp_path, fake_tavily):
+def test_http_500_is_retried_then_becomes_web_search_error(tmp_path, fake_tavily):
     fake_tavily.mode = "error"
     with pytest.raises(WebSearchError, match="tavily search failed") as caught:
         TavilyWeb(tavily_settings(tmp_path, fake_tavily.url)).search("anything")
     assert SECRET not in str(caught.value) and caught.value.__cause__ is None
+    assert len(fake_tavily.requests) == web_retry.ATTEMPTS
 
 
 def test_timeout_becomes_web_search_error(tmp_path, fake_tavily):
@@ -207,6 +166,7 @@ def test_an_empty_answer_is_cached_only_briefly(tmp_path, fake_tavily, monkeypat
 
 def test_five_failures_in_a_row_open_the_breaker_until_it_cools(tmp_path, fake_tavily, monkeypatch):
     monkeypatch.setattr(web_search, "BREAKER_COOL_S", 0.3)
+    monkeypatch.setattr(web_retry, "ATTEMPTS", 1)  # one request per search: the breaker counts searches
     web = TavilyWeb(tavily_settings(tmp_path, fake_tavily.url))
     fake_tavily.mode = "error"
     for i in range(5):

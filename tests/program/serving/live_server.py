@@ -19,8 +19,9 @@ def settings(tmp_path, **overrides) -> Settings:
 
 
 @contextmanager
-def serving(answerer: Answerer, config: Settings, wait_ready: bool = True):
-    server = uvicorn.Server(uvicorn.Config(create_app(answerer, config), host="127.0.0.1", port=0, log_level="warning"))
+def serving(answerer: Answerer, config: Settings, wait_ready: bool = True, store_check=None):
+    app = create_app(answerer, config, store_check)
+    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=0, log_level="warning"))
     thread = threading.Thread(target=server.run, daemon=True)
     thread.start()
     while not server.started:

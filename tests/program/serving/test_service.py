@@ -12,6 +12,7 @@ import pytest
 from program.answer_response import AnswerResponse
 from program.serving.answerer import Answerer, Engine
 from program.loop import GatedRAG
+from program.retrieval.store import StoreUnreachableError
 from program.thresholds import Thresholds
 from tests.conftest import FakeSearch, passage
 from tests.program.fake_engine import DOCS, QUESTION, BlockingSearch, fake_answerer, signature_lm, verdict
@@ -63,6 +64,23 @@ def test_not_ready_until_the_models_load_and_a_failed_load_is_reported(tmp_path)
         failed = client.get("/readyz")
     assert refused.status_code == 503 and refused.headers["retry-after"]
     assert failed.status_code == 503 and failed.json() == {"status": "failed", "detail": "RuntimeError: model weights not installed"}
+
+
+def test_readiness_follows_the_store_once_the_models_are_loaded(tmp_path):
+    config, down = settings(tmp_path), threading.Event()
+
+    def store_check():
+        if down.is_set():
+            raise StoreUnreachableError("the Qdrant server at http://127.0.0.1:9 is unreachable (ConnectError)")
+
+    with serving(fake_answerer(config), config, store_check=store_check) as client:
+        down.set()
+        away = client.get("/readyz")
+        down.clear()
+        back = client.get("/readyz")
+    assert away.status_code == 503 and away.json() == {
+        "status": "store_unavailable", "detail": "the Qdrant server at http://127.0.0.1:9 is unreachable (ConnectError)"}
+    assert back.status_code == 200 and back.json()["status"] == "ready"
 
 
 @pytest.mark.parametrize("payload, status", [

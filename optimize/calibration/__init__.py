@@ -1,0 +1,1 @@
+"""`python -m optimize calibrate`: the confidence calibrator fitted on an eval run's records."""

@@ -1,0 +1,63 @@
+"""Fit a `ConfidenceCalibrator` on an eval run's records, and measure a confidence before and after.
+
+It takes results and outcomes as `optimize.eval.records.outcomes` reads them from records; the
+features are `program.calibrator.features` of each result. Platt scaling is scikit-learn's
+`LogisticRegression` (L2, C=1) over the features standardized on the fitting set; isotonic is
+its `IsotonicRegression` over the heuristic confidence alone (one input: it learns a monotone
+curve, not weights). Both become the calibrator's plain numbers. This module reads and writes
+no files.
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+import numpy as np
+
+from metrics.calibration import Calibration, confidence_calibration
+from program.calibrator import FEATURES, ConfidenceCalibrator, features
+from program.result import Result
+
+Method = Literal["platt", "isotonic"]
+MIN_RECORDS = 20
+MIN_EACH = 3  # right and wrong answers each, or there is no boundary to learn
+
+
+class FitError(ValueError):
+    """Records a calibrator cannot be fitted on; the message says why, in one line."""
+
+
+def fit_calibrator(results: list[Result], rights: list[bool], method: Method = "platt",
+                   fitted_on: str = "") -> ConfidenceCalibrator:
+    right = sum(rights)
+    if len(rights) < MIN_RECORDS or min(right, len(rights) - right) < MIN_EACH:
+        raise FitError(f"too few records to fit a calibrator: {len(rights)} ({right} right); it needs at least "
+                       f"{MIN_RECORDS}, with {MIN_EACH} right and {MIN_EACH} wrong")
+    x = np.array([[found[name] for name in FEATURES] for found in map(features, results)])
+    y = np.asarray(rights, dtype=int)
+    return _platt(x, y, fitted_on) if method == "platt" else _isotonic(x, y, fitted_on)
+
+
+def before_and_after(results: list[Result], rights: list[bool], calibrator: ConfidenceCalibrator
+                     ) -> tuple[Calibration, Calibration]:
+    """The confidence the results reported, then the one the calibrator gives them, each as an agent reads it."""
+    calibrated = [calibrator.calibrate(r) for r in results]
+    return confidence_calibration(results, rights), confidence_calibration(calibrated, rights)
+
+
+def _platt(x: np.ndarray, y: np.ndarray, fitted_on: str) -> ConfidenceCalibrator:
+    from sklearn.linear_model import LogisticRegression
+
+    center, scale = x.mean(axis=0), x.std(axis=0)
+    scale[scale == 0] = 1.0  # subtle: a feature constant on the fitting set gets weight 0, not a division by 0
+    model = LogisticRegression(C=1.0).fit((x - center) / scale, y)
+    return ConfidenceCalibrator(method="platt", features=list(FEATURES), center=center.tolist(), scale=scale.tolist(),
+                                weights=model.coef_[0].tolist(), intercept=float(model.intercept_[0]), fitted_on=fitted_on)
+
+
+def _isotonic(x: np.ndarray, y: np.ndarray, fitted_on: str) -> ConfidenceCalibrator:
+    from sklearn.isotonic import IsotonicRegression
+
+    model = IsotonicRegression(y_min=0.0, y_max=1.0, out_of_bounds="clip").fit(x[:, FEATURES.index("heuristic")], y)
+    return ConfidenceCalibrator(method="isotonic", features=["heuristic"], knots_x=model.X_thresholds_.tolist(),
+                                knots_y=model.y_thresholds_.tolist(), fitted_on=fitted_on)

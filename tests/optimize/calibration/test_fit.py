@@ -1,0 +1,60 @@
+"""Fitting: Platt and isotonic give what scikit-learn predicts, fix an overconfident judge, and refuse too little data."""
+
+import re
+
+import numpy as np
+import pytest
+from sklearn.isotonic import IsotonicRegression
+from sklearn.linear_model import LogisticRegression
+
+from optimize.calibration.fit import FitError, before_and_after, fit_calibrator
+from optimize.eval.records import outcomes
+from program.calibrator import FEATURES, features
+from tests.optimize.calibration.conftest import overconfident, record
+
+
+def test_platt_applies_as_scikit_learn_predicts_over_the_standardized_features():
+    results, rights = outcomes(overconfident())
+    calibrator = fit_calibrator(results, rights, "platt", fitted_on="hand")
+    x = np.array([[features(r)[name] for name in FEATURES] for r in results])
+    center, scale = x.mean(axis=0), x.std(axis=0)
+    scale[scale == 0] = 1.0
+    model = LogisticRegression(C=1.0).fit((x - center) / scale, rights)
+    expected = model.predict_proba((x - center) / scale)[:, 1]
+    assert [calibrator.probability(r) for r in results] == pytest.approx(expected.tolist())
+    assert calibrator.features == list(FEATURES) and calibrator.fitted_on == "hand"
+
+
+def test_isotonic_applies_as_scikit_learn_predicts_over_the_heuristic_confidence():
+    results, rights = outcomes(overconfident())
+    calibrator = fit_calibrator(results, rights, "isotonic")
+    heuristic = [features(r)["heuristic"] for r in results]
+    model = IsotonicRegression(y_min=0.0, y_max=1.0, out_of_bounds="clip").fit(heuristic, rights)
+    assert [calibrator.probability(r) for r in results] == pytest.approx(model.predict(heuristic).tolist())
+    assert calibrator.probability(record("x", 0.5, True).result) == pytest.approx(0.2)  # the low group's share right
+
+
+@pytest.mark.parametrize("method", ["platt", "isotonic"])
+def test_calibrating_an_overconfident_judge_shrinks_the_ece_and_keeps_its_ranking(method):
+    results, rights = outcomes(overconfident())
+    before, after = before_and_after(results, rights, fit_calibrator(results, rights, method))
+    # before: |0.5 - 0.2| and |0.9 - 0.6|, each for half the answers
+    assert before.ece == pytest.approx(0.3) and after.ece < 0.05
+    assert after.auroc == pytest.approx(before.auroc) and before.auroc > 0.5
+
+
+def test_a_record_given_up_has_no_result_and_is_left_out():
+    records = overconfident(20)
+    records[0] = records[0].model_copy(update={"result": None})
+    results, rights = outcomes(records)
+    assert len(results) == len(rights) == 19
+
+
+@pytest.mark.parametrize("records, says", [
+    (overconfident(18), "too few records to fit a calibrator: 18"),
+    ([record(f"q{i}", 0.9, True) for i in range(30)], "30 (30 right)"),  # all right: nothing to tell apart
+    ([record(f"q{i}", 0.9, i < 2) for i in range(30)], "30 (2 right)"),
+])
+def test_too_few_records_or_outcomes_of_one_kind_are_refused(records, says):
+    with pytest.raises(FitError, match=rf"{re.escape(says)}.*at least 20, with 3 right and 3 wrong"):
+        fit_calibrator(*outcomes(records))
