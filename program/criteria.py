@@ -7,8 +7,8 @@ An element is plain text or a regular expression:
 - "re:" followed by a pattern is a regular expression (Python syntax, the `regex` module),
   searched case-insensitively: "re:\\bv[0-9]+\\b".
 A bad pattern is a ValueError (`compile_element`) before anything runs. The answer is matched
-without its [n] markers, its short answer included. Domain checks (`CHECKS`) are named rules
-over the answer's text, such as `aws_region`.
+without its [n] markers; a prohibited element is looked for in its short answer too. Domain
+checks (`CHECKS`) are named rules over the answer's text, such as `aws_region`.
 Each failure is worded as what the answer must do, so the same words report it and ask a repair
 for it. This module only matches text: it calls no LM and decides nothing (`program.gate` does).
 """
@@ -115,11 +115,14 @@ def known_check(name: str) -> str:
 
 
 def judge_criteria(answer: str, short_answer: str, criteria: Criteria) -> CriteriaReport:
-    """Which criteria the answer (with its short answer) fails."""
-    text = strip_markers(f"{short_answer}\n{answer}")
+    """Which criteria the answer fails. Required elements and the check read the answer itself;
+    prohibited elements read its short answer too: nothing returned may hold them.
+    subtle: the short answer does not meet a requirement: the 0.5B, shown `mention "Indiana"`,
+    answered "Indiana" to a question about a race track to meet it."""
+    text, everything = strip_markers(answer), strip_markers(f"{short_answer}\n{answer}")
     # subtle: a pattern too slow to match (None) fails either way: neither presence nor absence is shown
     failed = [f"must mention {_shown(e)}" for e in criteria.required if _found(e, text) is not True]
-    failed += [f"must not mention {_shown(e)}" for e in criteria.prohibited if _found(e, text) is not False]
+    failed += [f"must not mention {_shown(e)}" for e in criteria.prohibited if _found(e, everything) is not False]
     if criteria.check and CHECKS[criteria.check].fails(text):
         failed.append(f"must {CHECKS[criteria.check].wants}")
     return CriteriaReport(given=criteria.given, failed=tuple(failed))

@@ -77,17 +77,18 @@ def check_factuality(answer: str, question: str, passages: Mapping[int, str], sh
                      embed: Embed | None = None) -> Factuality:
     """`passages`: each passage's number [n] to its text (title first); `shown`: the numbers the
     LM was shown, read for a claim that cites none; `embed`: the dense embedder, if any."""
-    found = claims(outside_code(answer))
+    found = [(strip_markers(c).strip(), _refs(c, passages, shown)) for c in claims(outside_code(answer))]
     if not found:
         return Factuality(score=1.0, support=1.0, claims=0)
-    supports, contradictions, unsupported = [], [], []
+    # one embedding call for every claim and passage read, each text once
+    vectors = _vectors(embed, [t for t, _ in found] + [passages[n] for _, refs in found for n in refs]) if embed else {}
     known = " ".join([question, *(passages[n] for n in shown if n in passages)])
-    for claim in found:
-        refs = [n for n in cited_numbers(claim) if n in passages] or [n for n in shown if n in passages]
-        texts, text = [passages[n] for n in refs], strip_markers(claim).strip()
+    supports, contradictions, unsupported = [], [], []
+    for text, refs in found:
+        texts = [passages[n] for n in refs]
         conflict = contradiction(text, texts, refs, known)
         names = [e for e in named_entities(text) if not any(mentions(e, t) for t in [*texts, question])]
-        support = 0.0 if conflict or not texts else _support(text, texts, embed)
+        support = 0.0 if conflict or not texts else _support(text, texts, vectors)
         supports.append(support / 2 if names else support)
         contradictions += [conflict] if conflict else []
         unsupported += [f"{name!r} is in no passage it cites" for name in names]
@@ -155,17 +156,27 @@ def _plain_terms(text: str) -> set[str]:
     return terms(_NEGATION.sub(" ", text))
 
 
-def _support(claim: str, texts: Sequence[str], embed: Embed | None) -> float:
+def _refs(claim: str, passages: Mapping[int, str], shown: Sequence[int]) -> list[int]:
+    """The passages a claim rests on: those it cites, or every shown one when it cites none."""
+    return [n for n in cited_numbers(claim) if n in passages] or [n for n in shown if n in passages]
+
+
+def _support(claim: str, texts: Sequence[str], vectors: Mapping[str, np.ndarray]) -> float:
+    """The lexical share, averaged with the embedding's when there are vectors: the claim's best
+    cosine to one of its passages, mapped from [EMBED_FLOOR, EMBED_FULL] onto [0, 1]."""
     lexical = lexical_support(claim, texts)
-    return lexical if embed is None else (lexical + _embedded(claim, texts, embed)) / 2
+    if not vectors:
+        return lexical
+    best = max(float(vectors[t] @ vectors[claim]) for t in texts)
+    return (lexical + min(1.0, max(0.0, (best - EMBED_FLOOR) / (EMBED_FULL - EMBED_FLOOR)))) / 2
 
 
-def _embedded(claim: str, texts: Sequence[str], embed: Embed) -> float:
-    """The claim's best cosine to one of its passages, mapped from [EMBED_FLOOR, EMBED_FULL] onto [0, 1]."""
-    vectors = np.asarray(embed([claim, *texts]), dtype=np.float32)
+def _vectors(embed: Embed, texts: list[str]) -> dict[str, np.ndarray]:
+    """Each distinct text's unit vector."""
+    unique = list(dict.fromkeys(texts))
+    vectors = np.asarray(embed(unique), dtype=np.float32)
     vectors /= np.maximum(np.linalg.norm(vectors, axis=1, keepdims=True), 1e-9)
-    best = float(np.max(vectors[1:] @ vectors[0]))
-    return min(1.0, max(0.0, (best - EMBED_FLOOR) / (EMBED_FULL - EMBED_FLOOR)))
+    return dict(zip(unique, vectors))
 
 
 def _cited(refs: Sequence[int]) -> str:

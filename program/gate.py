@@ -124,8 +124,10 @@ def decide_acceptance(score: AnswerScore, abstained: bool, seconds: float | None
 
 
 def keep_repair(before: AnswerScore, after: AnswerScore) -> bool:
-    """A repaired answer replaces the draft only when it scores higher."""
-    return after.total > before.total
+    """A repaired answer replaces the draft only when it fails less and scores no lower.
+    subtle: a higher score alone is not enough: a rambling rewrite that fixed nothing once
+    scored 0.001 higher on word overlap."""
+    return len(after.failed) < len(before.failed) and after.total >= before.total
 
 
 def _expand(s: Signals, p: Progress, b: Budget, t: Thresholds) -> Decision | None:

@@ -21,7 +21,8 @@ from typing import Callable
 import dspy
 from pydantic import ValidationError
 
-from signatures import Contextualize, Decompose, JudgeSufficiency, RefineAnswer, RepairCode, RewriteQuery, SynthesizeAnswer
+from signatures import (Contextualize, Decompose, JudgeSufficiency, RefineAnswer, RepairAnswer, RepairCode,
+                        RewriteQuery, SynthesizeAnswer)
 from program.acceptance import AnswerScore, acceptance, score_answer
 from program.calibrator import ConfidenceCalibrator
 from program.citations import cited_numbers
@@ -51,9 +52,10 @@ RETRY_TOKENS = 2  # a malformed output is retried once with this many times the 
 
 
 class GatedRAG(dspy.Module):
-    PREDICTORS = ("decompose", "judge", "rewrite", "synthesize", "refine", "repair_code", "contextualize")
+    PREDICTORS = ("decompose", "judge", "rewrite", "synthesize", "refine", "repair_code", "repair_answer",
+                  "contextualize")
     # added within format 3: a program saved before them lacks them, and loads with their default prompt
-    LATER_PREDICTORS = ("repair_code", "contextualize")
+    LATER_PREDICTORS = ("repair_code", "repair_answer", "contextualize")
 
     def __init__(self, search: Search, web: WebSearch | None = None, thresholds: Thresholds | None = None,
                  sessions: Sessions | None = None):
@@ -66,6 +68,7 @@ class GatedRAG(dspy.Module):
         self.synthesize = dspy.Predict(SynthesizeAnswer, max_tokens=160)
         self.refine = dspy.Predict(RefineAnswer, max_tokens=160)
         self.repair_code = dspy.Predict(RepairCode, max_tokens=256)  # one block of an answer capped at 160, plus the fix
+        self.repair_answer = dspy.Predict(RepairAnswer, max_tokens=160)
         self.contextualize = dspy.Predict(Contextualize, max_tokens=128)  # one question of at most 300 characters
         self.search = search
         self.web = web
@@ -256,16 +259,14 @@ class GatedRAG(dspy.Module):
         fresh = [q for q in _clean_queries(out.get("queries"), limit=2) if q.lower() not in tried]
         return fresh or [f"{run.question} {' '.join(gaps)}".strip()]
 
-    def _refine(self, run: RunState, gaps: list[str] | None = None) -> None:
-        """`gaps`: what to fix, when not the judge's gaps (a repair's failed criteria)."""
+    def _refine(self, run: RunState) -> None:
         # subtle: after new evidence the refiner sees the new passages first, the ones the draft
         # cites, and only the best two earlier ones: with the whole pool in view the 0.5B kept
         # citing the old passages, and with none it lost the bridge to the new entity
         evidence = self._show(run, cited=set(cited_numbers(run.draft)), earlier=2)
         with run.timed("lm"):
             out = self._predict(run, self.refine, dict(short_answer=run.short_answer, answer=run.draft),
-                                question=run.asked, draft=run.draft, gaps=run.memory.gaps if gaps is None else gaps,
-                                evidence=evidence)
+                                question=run.asked, draft=run.draft, gaps=run.memory.gaps, evidence=evidence)
         run.set_draft(out.get("answer"), out.get("short_answer"))
 
     def _score(self, run: RunState) -> AnswerScore:
@@ -276,16 +277,21 @@ class GatedRAG(dspy.Module):
         return score_answer(criteria, run.verdict_score(), factuality, run.thresholds)
 
     def _repair(self, run: RunState, before: AnswerScore, step) -> None:
-        """The refiner, told what failed as its gaps, rewrites the answer once; the rewrite is
-        scored again and kept only if it scores higher."""
+        """One LM rewrite of the answer, told what failed; the rewrite is scored again and kept
+        only if it fixes something and scores no lower (`program.gate.keep_repair`)."""
         draft, short_answer = run.draft, run.short_answer
-        self._refine(run, gaps=list(before.failed))
+        evidence = self._show(run, cited=set(cited_numbers(run.draft)))
+        with run.timed("lm"):
+            out = self._predict(run, self.repair_answer, dict(short_answer=short_answer, answer=draft),
+                                question=run.asked, draft=draft, problems=list(before.failed), evidence=evidence)
+        run.set_draft(out.get("answer"), out.get("short_answer"))
         after = self._score(run)
         step.score_after = after.total
         kept = keep_repair(before, after)
         if not kept:
             run.draft, run.short_answer = draft, short_answer
-            run.warn(f"the repair scored {after.total:.2f}, not above {before.total:.2f}: kept the answer as it was")
+            run.warn(f"the repair fixed none of {len(before.failed)} problem(s) without lowering the score "
+                     f"({before.total:.2f} -> {after.total:.2f}): kept the answer as it was")
         run.acceptance = acceptance(before, after, kept=kept, t=run.thresholds)
 
     def _repair_code(self, run: RunState) -> None:

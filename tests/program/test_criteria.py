@@ -15,8 +15,12 @@ def test_plain_text_matches_case_insensitively_as_whole_words():
     assert failed("Chief  of\nProtocol [1].", required=("chief of protocol",)) == ()
 
 
-def test_the_short_answer_counts_and_citation_markers_do_not():
-    assert failed("She held an office [1].", short_answer="Chief of Protocol", required=("Chief of Protocol",)) == ()
+def test_a_requirement_needs_the_answer_itself_and_a_prohibition_covers_the_short_answer_too():
+    assert failed("She held an office [1].", short_answer="Chief of Protocol", required=("Chief of Protocol",)) != ()
+    assert failed("She held an office [1].", short_answer="Ambassador", prohibited=("ambassador",)) != ()
+
+
+def test_citation_markers_are_not_text():
     assert failed("Use version 2 [1].", required=(r"re:\[1\]",)) == (r"must mention text matching /\[1\]/",)
 
 

@@ -313,6 +313,8 @@ def test_an_abstention_or_an_exhausted_clock_gets_no_repair():
     assert decide_acceptance(failing, abstained=False, seconds=0.0, t=T).rule == "out_of_time"
 
 
-def test_a_repair_is_kept_only_when_it_scores_higher():
-    assert keep_repair(answer_score(0.4), answer_score(0.5))
-    assert not keep_repair(answer_score(0.4), answer_score(0.4))
+def test_a_repair_is_kept_only_when_it_fixes_something_and_scores_no_lower():
+    failing = answer_score(0.4, failed=['must mention "x"'])
+    assert keep_repair(failing, answer_score(0.9))
+    assert not keep_repair(failing, answer_score(0.41, failed=['must mention "x"']))  # a higher score, nothing fixed
+    assert not keep_repair(failing, answer_score(0.3))  # fixed, but worse overall

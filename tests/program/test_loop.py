@@ -11,7 +11,7 @@ from dspy.utils import DummyLM
 from program.answer_response import AnswerResponse
 from program.calibrator import ConfidenceCalibrator
 from program.hints import Hints
-from signatures import Contextualize, JudgeSufficiency, RepairCode
+from signatures import Contextualize, JudgeSufficiency, RepairAnswer, RepairCode
 from program.loop import GatedRAG
 from program.sessions.file_store import FileSessionStore
 from program.thresholds import Thresholds
@@ -398,7 +398,7 @@ def test_a_failed_criterion_gets_one_repair_scored_before_and_after():
     assert repair.rule == "criteria_failed" and repair.failed == ['must mention "Corliss Archer"']
     assert repair.score_before == 0.3 and repair.score_after > 0.9 and repair.lm.calls == 1
     assert 'Requirements: mention "Corliss Archer"' in lm.history[0]["messages"][-1]["content"]  # the draft knew
-    assert 'must mention \\"Corliss Archer\\"' in lm.history[1]["messages"][-1]["content"]  # the refiner's gap
+    assert 'must mention \\"Corliss Archer\\"' in lm.history[1]["messages"][-1]["content"]  # the repair's problem
     a = result.acceptance
     assert (a.score_before, a.score_after, a.repaired, a.accepted) == (0.3, repair.score_after, True, True)
     assert a.failed == ['must mention "Corliss Archer"'] and a.failed_after == []
@@ -413,13 +413,13 @@ def test_criteria_the_draft_meets_cost_no_repair():
     assert result.acceptance.accepted and result.acceptance.criteria_given == 1
 
 
-def test_a_repair_that_scores_no_higher_is_dropped_and_never_retried():
+def test_a_repair_that_fixes_nothing_is_dropped_and_never_retried():
     lm = scripted_lm(draft("Shirley Temple", "Shirley Temple [1]."), draft("Shirley Temple", "Temple [1]."))
     result = run(lm, docs=CLIFF, hints=ARCHER)
     assert actions(result)[-1] == "repair" and result.trace.resources.lm.calls == 2  # one repair, no second
     assert result.answer == "Shirley Temple [1]." and not result.acceptance.repaired
     assert not result.acceptance.accepted and result.acceptance.failed_after == ['must mention "Corliss Archer"']
-    assert any(w.startswith("the repair scored") for w in result.warnings)
+    assert any(w.startswith("the repair fixed none of 1 problem(s)") for w in result.warnings)
 
 
 def test_a_contradicted_year_gets_a_repair_with_no_criteria():
@@ -444,6 +444,15 @@ def test_an_abstention_is_never_repaired():
     docs = [passage("Scott Derrickson", "Scott Derrickson is an American director.", similarity=0.3)]
     result = run(scripted_lm(), docs=docs, question=question, hints=ARCHER)
     assert result.abstained and acceptance_rule(result) == "abstained" and result.trace.resources.lm.calls == 0
+
+
+def test_a_program_saved_before_the_answer_repair_loads_with_its_default_prompt():
+    old = GatedRAG(FakeSearch(CLIFF)).dump_state()
+    del old["repair_answer"]
+    old["refine"]["signature"]["instructions"] = "tuned refiner"
+    loaded = GatedRAG(FakeSearch(CLIFF)).load_state(old)
+    assert loaded.refine.signature.instructions == "tuned refiner"
+    assert loaded.repair_answer.signature.instructions == RepairAnswer.instructions
 
 
 # --- sessions: a follow-up is rewritten to stand alone before planning ---------------------
