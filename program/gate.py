@@ -54,6 +54,7 @@ class Progress:
     last_found_nothing: bool = False  # the last expansion added no new passage
     tried_docs: frozenset[str] = frozenset()  # queries already run on the collection
     searched_web: frozenset[str] = frozenset()  # queries already sent to the web
+    web_sourced_gaps: frozenset[str] = frozenset()  # the verdict's gaps using a term only web passages hold
 
 
 @dataclass(frozen=True)
@@ -199,8 +200,9 @@ def _finish(rule: str, reason: str, p: Progress, ended: Ending = "answered") -> 
 
 def web_queries(s: Signals, p: Progress, limit: int = 2) -> tuple[str, ...]:
     """What to search the web for, in one place: the judge's gaps, then the uncovered
-    sub-queries, then the missing entities; never a query already searched."""
-    judged = p.verdict.gaps if p.verdict else ()
+    sub-queries, then the missing entities; never a query already searched, nor a gap whose
+    words came from the web alone (a web page never picks the next web search on its own)."""
+    judged = [g for g in p.verdict.gaps if g not in p.web_sourced_gaps] if p.verdict else ()
     wanted = [*judged, *s.uncovered, *s.missing_entities]
     return tuple(dict.fromkeys(q for q in wanted if q and q not in p.searched_web))[:limit]
 
