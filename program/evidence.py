@@ -23,7 +23,8 @@ _NOT_AN_END = re.compile(r"(?:\b(?:Dr|Mr|Mrs|Ms|St|Jr|Sr|Prof|Gen|Col|Lt|Capt|Sg
 _WORD = re.compile(r"[a-z0-9]+")
 # what could close a passage's «» or pass for one: guillemets and their look-alikes
 _CLOSERS = str.maketrans(dict.fromkeys("«»‹›≪≫《》〈〉⟨⟩⟪⟫❮❯", '"'))
-_FIELD_MARK = re.compile(r"([\[\]])\1+")  # DSPy's input headers are "[[ ## name ## ]]"
+# DSPy's input headers ("[[ ## name ## ]]") and the chat template's special tokens ("<|im_end|>")
+_PROMPT_MARKS = re.compile(r"\[{2,}|\]{2,}|<\|+|\|+>")
 _HOST = re.compile(r"[^a-z0-9.:-]")
 _STOP = frozenset("a an the of in on at to for and or is was were are be by with as from that this what which who whom when where how did does do its it his her their".split())
 
@@ -155,9 +156,10 @@ def format_evidence(shown: list[Shown]) -> str:
 
 def quoted(text: str) -> str:
     """The text made safe inside «»: one line (no newline can start a fake passage), no
-    guillemet or look-alike to close the quote, no `[[`/`]]` to fake a prompt field."""
+    guillemet or look-alike to close the quote, no `[[`/`]]` to fake a prompt field and no
+    `<|`/`|>` to fake a chat turn."""
     flat = " ".join(text.translate(_CLOSERS).split())
-    return _FIELD_MARK.sub(r"\1", flat)
+    return _PROMPT_MARKS.sub(lambda mark: mark.group().strip("|")[:1], flat)
 
 
 def source_tag(p: Passage) -> str:
