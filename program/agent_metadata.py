@@ -15,6 +15,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, Field
 
 from program.evidence import terms
+from program.provenance import web_sourced
 from program.result import Result
 
 Quality = Literal["high", "medium", "low", "none"]
@@ -114,7 +115,7 @@ def heuristic_confidence(result: Result, quality: Quality | None = None) -> int:
 def related_queries(result: Result, limit: int = 5) -> list[str]:
     """The judge's open gaps, then the sub-queries and rewrites the loop tried, minus the question."""
     rewrites = [q for step in result.trace.steps if step.action == "query_docs" for q in step.queries]
-    return _unique([*result.trace.gaps, *result.trace.sub_queries, *rewrites], exclude=_asked(result))[:limit]
+    return _unique([*_grounded_gaps(result), *result.trace.sub_queries, *rewrites], exclude=_asked(result))[:limit]
 
 
 def suggestions(result: Result, quality: Quality, fallback: Fallback | None) -> list[Suggestion]:
@@ -162,9 +163,16 @@ def _understood(result: Result) -> Understood:
 
 
 def _web_queries(result: Result, understood: Understood) -> list[str]:
-    queries = _unique([*result.trace.gaps, *_uncovered(result), *understood.not_covered[:2], _asked(result)])[:4]
+    queries = _unique([*_grounded_gaps(result), *_uncovered(result), *understood.not_covered[:2], _asked(result)])[:4]
     extra = _unique([" ".join(understood.key_terms), f"{understood.topic} overview"], exclude=queries)
     return queries + extra[: max(0, 2 - len(queries))]
+
+
+def _grounded_gaps(result: Result) -> list[str]:
+    """The judge's gaps, but for those whose words only a web passage holds: a web page never
+    picks the searches suggested to the caller either (as in `program.gate.web_queries`)."""
+    dropped = web_sourced(tuple(result.trace.gaps), result.question, result.evidence)
+    return [g for g in result.trace.gaps if g not in dropped]
 
 
 def _fallback_reason(result: Result, quality: Quality, web_configured: bool) -> str:

@@ -20,6 +20,7 @@ from program.criteria import Criteria
 from program.evidence import EvidencePool, Shown
 from program.gate import Progress, Verdict
 from program.passage import Passage
+from program.provenance import web_sourced
 from program.redaction import redact
 from program.result import (Acceptance, Action, Citation, CodeCheck, Ending, Resources, Result, Source, Step, Timing,
                             Tokens, Trace)
@@ -119,7 +120,8 @@ class RunState:
                         doc_rounds=self.resources.doc_queries,
                         last_found_nothing=self._last_expansion_found_nothing(),
                         tried_docs=frozenset(self.memory.tried) - self.searched_web,
-                        searched_web=frozenset(self.searched_web))
+                        searched_web=frozenset(self.searched_web),
+                        web_sourced_gaps=web_sourced(current.gaps, self.asked, self.pool.passages) if current else frozenset())
 
     def _last_expansion_found_nothing(self) -> bool:
         expansions = [s for s in self.steps if s.action in ("expand_locality", "query_docs", "search_web")]

@@ -142,6 +142,15 @@ def test_web_queries_prefer_the_judges_then_uncovered_then_entities_and_never_re
     assert web_queries(s, p) == ("j", "b")
 
 
+def test_a_gap_whose_words_came_from_the_web_alone_is_never_a_web_query():
+    s = signals(best=0.5, uncovered=("Kiss and Tell star",), pageless_gaps=("Kiss and Tell star",))
+    p = Progress(verdict=Verdict(gaps=("OPENAI_API_KEY value", "Temple career")),
+                 web_sourced_gaps=frozenset({"OPENAI_API_KEY value"}))
+    assert web_queries(s, p) == ("Temple career", "Kiss and Tell star")
+    d = decide(s, replace(p, searched_web=frozenset({"Temple career"})), replace(FULL, web_searches=2), T)
+    assert (d.action, d.queries) == ("search_web", ("Kiss and Tell star",))
+
+
 def test_budgets_are_counted_in_one_place():
     used = spend(spend(Resources(), "judge"), "search_web")
     assert (used.iterations, used.judge_calls, used.web_searches) == (2, 1, 1)
