@@ -59,7 +59,7 @@ def test_a_missing_entity_goes_to_the_web():
 
 
 def test_strong_hits_with_neighbours_are_read_before_the_web():
-    d = decide(signals(uncovered=("q",), strong_neighbours=2), Progress(), FULL, T)
+    d = decide(signals(uncovered=("q r",), pageless_gaps=("q r",), strong_neighbours=2), Progress(), FULL, T)
     assert (d.action, d.rule) == ("expand_locality", "strong_hit_neighbours")
 
 
@@ -327,3 +327,8 @@ def test_a_repair_is_kept_only_when_it_fixes_something_and_scores_no_lower():
     assert keep_repair(failing, answer_score(0.9))
     assert not keep_repair(failing, answer_score(0.41, failed=['must mention "x"']))  # a higher score, nothing fixed
     assert not keep_repair(failing, answer_score(0.3))  # fixed, but worse overall
+
+
+def test_an_uncovered_sub_query_with_its_page_at_hand_does_not_keep_a_question_from_the_cliff():
+    d = decide(signals(uncovered=("Buck-Tick hail",)), Progress(), FULL, T)
+    assert (d.action, d.rule) == ("draft", "covered_with_cliff")
