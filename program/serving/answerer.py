@@ -4,9 +4,9 @@ Shared by the HTTP service and the MCP server. Each request runs in its own `dsp
 (LM, adapter, usage tracking), and hints apply to a copy of the thresholds, so one request's
 settings never reach another. The local LM has one llama.cpp slot, so by default one request
 runs the loop at a time and the rest queue; the wait counts against `serve_timeout_s`, the
-loop gets what is left as its `time_limit_s` (its LM call in flight is cancelled then, which
-frees the slot), and a request that gets no slot in time returns retrieval-only results with
-the structured fallback: a warning, never an error.
+loop gets what is left, less `RESPONSE_S` to answer in, as its `time_limit_s` (its LM call in
+flight is cancelled then, which frees the slot), and a request that gets no slot in time returns
+retrieval-only results with the structured fallback: a warning, never an error.
 The response is `program.answer_response.AnswerResponse`, the contract every surface returns.
 This module does not speak HTTP or MCP; see `program.serving.service` and `program.serving.mcp_server`.
 """
@@ -33,6 +33,9 @@ from program.retrieval.store import check_name
 from program.settings import MAX_QUESTION_CHARS, Settings
 
 log = logging.getLogger(__name__)
+
+
+RESPONSE_S = 0.5  # of each request's time, kept to build and send its answer (on 2 starved cores, up to ~1 s)
 
 
 class AnswerRequest(Hints):
@@ -142,7 +145,8 @@ class Answerer:
         rag = self.program_for(engine, request.collection)
         self._admit()
         try:
-            result = self._run(engine, rag, request, deadline=started + self.settings.serve_timeout_s)
+            # subtle: the loop stops RESPONSE_S early, so the answer is built and sent by the limit
+            result = self._run(engine, rag, request, deadline=started + self.settings.serve_timeout_s - RESPONSE_S)
         finally:
             with self._count_lock:
                 self._pending -= 1
