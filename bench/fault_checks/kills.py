@@ -90,7 +90,8 @@ def _episode(mode, folder, data, reference, points, rng, tally: Tally) -> None:
     """Start, kill and resume one run folder until a run of it finishes; then check its records."""
     resumed = False
     while True:
-        left = reference.seconds * max(0.0, 1 - _progress(folder) / reference.progress)
+        # the work left, judged by the progress (at least a tenth of it: a resumed run still writes its reports)
+        left = reference.seconds * max(0.1, 1 - _progress(folder) / reference.progress)
         delay, sig = (rng.uniform(0, left) if tally.kills < points else None), rng.choice(SIGNALS)
         outcome, code, _ = _start(mode, folder, data, delay, sig)
         tally.resumes += resumed
