@@ -19,6 +19,7 @@ from __future__ import annotations
 import asyncio
 import contextvars
 import threading
+import time
 
 import dspy
 
@@ -58,7 +59,7 @@ def call_within(predictor, seconds_left: float | None, **inputs) -> dspy.Predict
     try:
         # subtle: not worker.join(): on Python 3.11 a Ctrl-C inside join() marks the still
         # running thread as stopped (bpo-45274), so is_alive() would lie and nothing would cancel.
-        call.finished.wait(None if seconds_left is None else seconds_left + GRACE_S)
+        call.finished.wait(None if call.deadline is None else max(0.0, call.deadline - time.monotonic()) + GRACE_S)
     finally:
         if not call.finished.is_set():  # stuck past the grace, or the caller was interrupted (Ctrl-C)
             call.cancel()
@@ -70,6 +71,9 @@ class _Call:
 
     def __init__(self, predictor, seconds_left: float | None, inputs: dict):
         self.predictor, self.seconds_left, self.inputs = predictor, seconds_left, inputs
+        # subtle: the limit runs from the call, not from when the worker's event loop starts: on a
+        # starved machine starting a thread and a loop took a second
+        self.deadline = None if seconds_left is None else time.monotonic() + seconds_left
         self.finished, self.result, self.error = threading.Event(), None, None
         self._loop = self._task = None
         self._cancelled = False
@@ -86,7 +90,7 @@ class _Call:
         self._loop, self._task = asyncio.get_running_loop(), asyncio.current_task()
         if self._cancelled:  # cancel() ran before the task existed
             raise asyncio.CancelledError
-        limit = asyncio.timeout(self.seconds_left)
+        limit = asyncio.timeout(None if self.deadline is None else max(0.0, self.deadline - time.monotonic()))
         try:
             async with limit:
                 return await self.predictor.acall(**self.inputs)

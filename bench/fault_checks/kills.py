@@ -8,7 +8,7 @@ finishes, and its results files are checked against the reference. The first kil
 may land in the creation of its MLflow store. 50 kill points in all, half in each mode
 (`--quick`: 5). Figures: resumes that succeed (bar 100%), records lost or duplicated (bar 0),
 MLflow runs left RUNNING in the end (bar 0); SIGTERM's exit codes are shown (130: the Ctrl-C
-path; -15: it came as the interpreter was exiting, after the work).
+path; one that came after the work, as the interpreter was exiting, says so).
 """
 
 from __future__ import annotations
@@ -39,7 +39,7 @@ SIGNALS = (signal.SIGKILL, signal.SIGTERM)
 @dataclass
 class Tally:
     kills: int = 0
-    sigterm_exits: Counter = field(default_factory=Counter)  # exit code -> SIGTERMs; 130: the Ctrl-C path
+    sigterm_exits: Counter = field(default_factory=Counter)  # exit code (and whether the work was done) -> SIGTERMs
     resumes: int = 0
     resumed_ok: int = 0
     lost: int = 0
@@ -61,7 +61,7 @@ def _figures(tallies: dict[str, Tally]) -> list[Figure]:
     total = lambda name: sum(getattr(t, name) for t in tallies.values())  # noqa: E731
     failures = [f"{mode}: {f}" for mode, t in tallies.items() for f in t.failures]
     per_mode = "; ".join(f"{mode} {t.kills} kills over {t.episodes} runs" for mode, t in tallies.items())
-    exits = sum((t.sigterm_exits for t in tallies.values()), Counter())
+    exits = sum((t.sigterm_exits for t in tallies.values()), Counter())  # 130: the Ctrl-C path
     ok = not failures and total("resumed_ok") == total("resumes") > 0
     return [Figure("kills", f"{total('resumed_ok')}/{total('resumes')} resumes succeeded ({per_mode}; "
                             f"SIGTERM exit codes {dict(sorted(exits.items()))})"
@@ -90,7 +90,8 @@ def _episode(mode, folder, data, reference, points, rng, tally: Tally) -> None:
     """Start, kill and resume one run folder until a run of it finishes; then check its records."""
     resumed = False
     while True:
-        left = reference.seconds * max(0.0, 1 - _progress(folder) / reference.progress)
+        # the work left, judged by the progress (at least a tenth of it: a resumed run still writes its reports)
+        left = reference.seconds * max(0.1, 1 - _progress(folder) / reference.progress)
         delay, sig = (rng.uniform(0, left) if tally.kills < points else None), rng.choice(SIGNALS)
         outcome, code, _ = _start(mode, folder, data, delay, sig)
         tally.resumes += resumed
@@ -104,13 +105,14 @@ def _episode(mode, folder, data, reference, points, rng, tally: Tally) -> None:
             return
         tally.kills += 1
         if sig == signal.SIGTERM:
-            tally.sigterm_exits[code] += 1
+            tally.sigterm_exits[str(code) if outcome == "killed" else f"{code} after the work"] += 1
         resumed = True
 
 
 def _start(mode: str, folder: Path, data: Path, kill_after: float | None, sig: int) -> tuple[str, int, float]:
-    """Run the child once: ("killed", code) if `sig` was sent after `kill_after` s of work, else
-    ("finished", 0) or ("crashed", code); and the seconds of work it did (its imports not counted)."""
+    """Run the child once: ("killed", code) if `sig` was sent after `kill_after` s of work ("killed
+    late" if its work was done, and it was exiting), else ("finished", 0) or ("crashed", code); and
+    the seconds of work it did (its imports not counted)."""
     child = subprocess.Popen([sys.executable, "-m", "tests.reliability.kill_child", mode, str(folder), str(data)],
                              cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
     child.stdout.readline()  # "started": imports are done, the work begins
@@ -124,7 +126,8 @@ def _start(mode: str, folder: Path, data: Path, kill_after: float | None, sig: i
         code = child.wait(timeout=kill_after)
     except subprocess.TimeoutExpired:
         child.send_signal(sig)
-        return "killed", child.wait(timeout=600), time.monotonic() - started
+        code, seconds = child.wait(timeout=600), time.monotonic() - started
+        return ("killed late" if b"done" in child.stdout.read() else "killed"), code, seconds
     return ("finished" if code == 0 else "crashed"), code, time.monotonic() - started
 
 

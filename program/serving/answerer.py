@@ -4,11 +4,11 @@ Shared by the HTTP service and the MCP server. Each request runs in its own `dsp
 (LM, adapter, usage tracking), and hints apply to a copy of the thresholds, so one request's
 settings never reach another. The local LM has one llama.cpp slot, so by default one request
 runs the loop at a time and the rest queue; the wait counts against `serve_timeout_s`, the
-loop gets what is left as its `time_limit_s` (its LM call in flight is cancelled then, which
-frees the slot), and a request that gets no slot in time returns retrieval-only results with
-the structured fallback: a warning, never an error. A request's `session_id` continues a
-conversation kept in the served program's session store (in memory unless
-`GATEDRAG_SESSION_STORE=file`), shared by every collection served.
+loop gets what is left, less `RESPONSE_S` to answer in, as its `time_limit_s` (its LM call in
+flight is cancelled then, which frees the slot), and a request that gets no slot in time returns
+retrieval-only results with the structured fallback: a warning, never an error. A request's
+`session_id` continues a conversation kept in the served program's session store (in memory
+unless `GATEDRAG_SESSION_STORE=file`), shared by every collection served.
 The response is `program.answer_response.AnswerResponse`, the contract every surface returns.
 This module does not speak HTTP or MCP; see `program.serving.service` and `program.serving.mcp_server`.
 """
@@ -36,6 +36,9 @@ from program.sessions.conversation import SESSION_ID
 from program.settings import MAX_QUESTION_CHARS, Settings
 
 log = logging.getLogger(__name__)
+
+
+RESPONSE_S = 0.5  # of each request's time, kept to build and send its answer (on 2 starved cores, up to ~1 s)
 
 
 class AnswerRequest(Hints):
@@ -143,7 +146,8 @@ class Answerer:
         rag = self.program_for(engine, request.collection)
         self._admit()
         try:
-            result = self._run(engine, rag, request, deadline=started + self.settings.serve_timeout_s)
+            # subtle: the loop stops RESPONSE_S early, so the answer is built and sent by the limit
+            result = self._run(engine, rag, request, deadline=started + self.settings.serve_timeout_s - RESPONSE_S)
         finally:
             with self._count_lock:
                 self._pending -= 1

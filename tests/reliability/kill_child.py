@@ -57,8 +57,8 @@ class Sleepy(dspy.Module):
 
 def main(mode: str, folder: Path, data: Path) -> int:
     settings = Settings(data_dir=data, mlflow_tracking_uri=None, openai_api_key=None, tavily_api_key=None)
-    print("started", flush=True)
-    try:
+    try:  # subtle: "started" inside the try, since a SIGTERM may come the moment it is read
+        print("started", flush=True)
         _eval(folder, settings) if mode == "eval" else _optimize(folder, settings)
     except KeyboardInterrupt:
         return INTERRUPTED
