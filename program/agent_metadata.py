@@ -15,6 +15,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, Field
 
 from program.evidence import terms
+from program.provenance import web_sourced
 from program.result import Result
 
 Quality = Literal["high", "medium", "low", "none"]
@@ -114,7 +115,7 @@ def heuristic_confidence(result: Result, quality: Quality | None = None) -> int:
 def related_queries(result: Result, limit: int = 5) -> list[str]:
     """The judge's open gaps, then the sub-queries and rewrites the loop tried, minus the question."""
     rewrites = [q for step in result.trace.steps if step.action == "query_docs" for q in step.queries]
-    return _unique([*result.trace.gaps, *result.trace.sub_queries, *rewrites], exclude=result.question)[:limit]
+    return _unique([*_grounded_gaps(result), *result.trace.sub_queries, *rewrites], exclude=_asked(result))[:limit]
 
 
 def suggestions(result: Result, quality: Quality, fallback: Fallback | None) -> list[Suggestion]:
@@ -127,7 +128,7 @@ def suggestions(result: Result, quality: Quality, fallback: Fallback | None) -> 
                   for term in fallback.understood.not_covered[:1]]
     if any("time limit" in w or "LM was busy" in w for w in result.warnings):
         found.append(Suggestion(action="answer", reason="the request ran out of time; retry when the service is less busy",
-                                parameters={"question": result.question}))
+                                parameters={"question": _asked(result)}))
     if quality in ("medium", "low") and not fallback:
         found += [Suggestion(action="search_corpus", reason="this query is not well covered; check what the collection has",
                              parameters={"query": q}) for q in _uncovered(result)[:2]]
@@ -154,17 +155,24 @@ def fallback_answer(fallback: Fallback) -> str:
 
 def _understood(result: Result) -> Understood:
     trace = result.trace
-    key_terms = _unique(trace.key_concepts) or _question_terms(result.question)
+    key_terms = _unique(trace.key_concepts) or _question_terms(_asked(result))
     indexed = [terms(f"{p.title} {p.text}") for p in result.evidence if p.source == "index"]
     covered = [t for t in key_terms if any(terms(t) <= words for words in indexed)]
-    return Understood(topic=key_terms[0] if key_terms else result.question[:80], intent=trace.query_type,
+    return Understood(topic=key_terms[0] if key_terms else _asked(result)[:80], intent=trace.query_type,
                       key_terms=key_terms, covered=covered, not_covered=[t for t in key_terms if t not in covered])
 
 
 def _web_queries(result: Result, understood: Understood) -> list[str]:
-    queries = _unique([*result.trace.gaps, *_uncovered(result), *understood.not_covered[:2], result.question])[:4]
+    queries = _unique([*_grounded_gaps(result), *_uncovered(result), *understood.not_covered[:2], _asked(result)])[:4]
     extra = _unique([" ".join(understood.key_terms), f"{understood.topic} overview"], exclude=queries)
     return queries + extra[: max(0, 2 - len(queries))]
+
+
+def _grounded_gaps(result: Result) -> list[str]:
+    """The judge's gaps, but for those whose words only a web passage holds: a web page never
+    picks the searches suggested to the caller either (as in `program.gate.web_queries`)."""
+    dropped = web_sourced(tuple(result.trace.gaps), result.question, result.evidence)
+    return [g for g in result.trace.gaps if g not in dropped]
 
 
 def _fallback_reason(result: Result, quality: Quality, web_configured: bool) -> str:
@@ -209,3 +217,8 @@ def _unique(items: list[str], exclude: str | list[str] = ()) -> list[str]:
             seen.add(item.lower())
             out.append(item)
     return out
+
+
+def _asked(result: Result) -> str:
+    """The question as the loop answered it: a follow-up's standalone form, else as asked."""
+    return result.standalone_question or result.question

@@ -28,7 +28,7 @@ from program.result import Acceptance, Citation, CodeCheck, Result, Source, Timi
 if TYPE_CHECKING:
     import dspy
 
-SCHEMA_VERSION = "1.1"  # 1.1: acceptance (the answer's score and its repair), trace.uncalibrated_confidence
+SCHEMA_VERSION = "1.2"  # 1.1: acceptance (the answer's score and its repair), trace.uncalibrated_confidence; 1.2: standalone_question
 SCHEMA_FILE = Path(__file__).with_name("answer_response.schema.json")
 JSON_SCHEMA_DIALECT = "https://json-schema.org/draft/2020-12/schema"
 
@@ -39,6 +39,8 @@ class AnswerResponse(BaseModel):
     schema_version: str = Field(SCHEMA_VERSION, description="the version of this contract (major.minor)",
                                 json_schema_extra={"const": SCHEMA_VERSION})
     question: str
+    standalone_question: str = Field("", description="a follow-up rewritten with its session's topics, as the loop "
+                                     "answered it; empty when the question stood alone")
     answer: str = Field(description="the cited explanation, [n] markers inline; when `fallback` is set, what is "
                         "known instead of a guess")
     short_answer: str = Field("", description="what the question asks for (an entity, yes/no, a number, a date); "

@@ -109,6 +109,8 @@ def _parser() -> argparse.ArgumentParser:
     ask.add_argument("--max-iterations", type=int)
     ask.add_argument("--max-doc-queries", type=int)
     ask.add_argument("--max-web-searches", type=int)
+    ask.add_argument("--session", metavar="ID", help="continue this conversation: a follow-up (\"What about its "
+                     "pricing?\") is rewritten with its recent turns, kept under <data dir>/sessions between runs")
     ask.set_defaults(run=_ask)
 
     for name, help_text, run in (("serve", "run the HTTP service (POST /answer, /healthz, /readyz, /docs)", _serve),
@@ -163,6 +165,13 @@ def _ask(args: argparse.Namespace) -> int:
     if len(question) > MAX_QUESTION_CHARS:
         raise UsageError(f"the question has {len(question)} characters; the limit is {MAX_QUESTION_CHARS}")
     hints = _hints(args)  # before anything loads: a bad pattern changes nothing
+    if args.session is not None:
+        from program.sessions.conversation import check_session_id
+
+        try:
+            check_session_id(args.session)
+        except ValueError as error:
+            raise UsageError(str(error)) from None
     settings = settings_from_args(args, profile="profile", local_model="local_model", data_dir="data_dir",
                                   collection="collection", web_backend="web")
     return _answer(question, hints, settings, args)
@@ -188,15 +197,18 @@ def _answer(question: str, hints, settings, args: argparse.Namespace) -> int:
     from program.factory import build_program
     from program.lm.lm_profiles import build_lm
     from program.render import render_result
+    from program.sessions.file_store import FileSessionStore
 
     budgets = {k: getattr(args, k) for k in ("max_iterations", "max_doc_queries", "max_web_searches") if getattr(args, k) is not None}
     rag = build_program(settings, program_path=args.program, overrides=budgets)
+    if args.session:
+        rag.sessions = FileSessionStore.from_settings(settings)  # with no server, the next `ask` is another process
     with build_lm(settings) as handle:
         print(f"profile: {handle.description}", file=sys.stderr)
         # JSONAdapter: the 0.5B parsed 0/12 ChatAdapter outputs and 12/12 JSON ones (llama.cpp
         # compiles the schema to a grammar), and it spares ChatAdapter's failed first try.
         dspy.configure(lm=handle.lm, adapter=dspy.JSONAdapter(), track_usage=True)
-        result = rag(question=question, hints=hints).result
+        result = rag(question=question, hints=hints, session_id=args.session).result
     print(respond(result, include_trace=args.trace).model_dump_json(indent=2) if args.json else render_result(result))
     return 0 if result.trace.ended != "error" else 1
 

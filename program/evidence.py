@@ -1,5 +1,7 @@
 """The evidence pool: merges and deduplicates passages, numbers them, and renders the few
 hundred tokens of the best sentences that the LM is shown, in MMR order across sub-queries.
+Each passage is shown as quoted data: its source (the collection, or the web and its host) and
+its text inside «», which nothing in the passage can close.
 
 Numbers are stable for a question: passage [3] stays [3] after later retrievals, so citations
 in a draft stay valid when the draft is refined. This module does not retrieve anything.
@@ -9,6 +11,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from urllib.parse import urlsplit
 
 import numpy as np
 
@@ -18,6 +21,11 @@ _SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9\"'(])")
 # a period after a title or an initial ("Dr. Robotnik", "A. A. Milne", "U.S. Army") ends no sentence
 _NOT_AN_END = re.compile(r"(?:\b(?:Dr|Mr|Mrs|Ms|St|Jr|Sr|Prof|Gen|Col|Lt|Capt|Sgt|Rev|Mt|Ft|vs|No|Inc|Co|Corp|Ltd)|\b[A-Z])\.$")
 _WORD = re.compile(r"[a-z0-9]+")
+# what could close a passage's «» or pass for one: guillemets and their look-alikes
+_CLOSERS = str.maketrans(dict.fromkeys("«»‹›≪≫《》〈〉⟨⟩⟪⟫❮❯", '"'))
+# DSPy's input headers ("[[ ## name ## ]]") and the chat template's special tokens ("<|im_end|>")
+_PROMPT_MARKS = re.compile(r"\[{2,}|\]{2,}|<\|+|\|+>")
+_HOST = re.compile(r"[^a-z0-9.:-]")
 _STOP = frozenset("a an the of in on at to for and or is was were are be by with as from that this what which who whom when where how did does do its it his her their".split())
 
 
@@ -142,4 +150,24 @@ def _max_cosine(p: Passage, picked: list[Passage]) -> float:
 
 
 def format_evidence(shown: list[Shown]) -> str:
-    return "\n".join(f"[{s.n}] {s.passage.title}: {s.text}" for s in shown)
+    """One line a passage: `[n] index «title: text»` or `[n] web host «title: text»`."""
+    return "\n".join(f"[{s.n}] {source_tag(s.passage)} «{quoted(f'{s.passage.title}: {s.text}')}»" for s in shown)
+
+
+def quoted(text: str) -> str:
+    """The text made safe inside «»: one line (no newline can start a fake passage), no
+    guillemet or look-alike to close the quote, no `[[`/`]]` to fake a prompt field and no
+    `<|`/`|>` to fake a chat turn."""
+    flat = " ".join(text.translate(_CLOSERS).split())
+    return _PROMPT_MARKS.sub(lambda mark: mark.group().strip("|")[:1], flat)
+
+
+def source_tag(p: Passage) -> str:
+    """Where a passage came from, as the LM reads it: `index`, or `web` and the page's host."""
+    if p.source != "web":
+        return p.source
+    try:
+        host = _HOST.sub("", urlsplit(p.url).hostname or "")
+    except ValueError:  # a malformed URL (an unclosed "[" of an IPv6 host) has no host to show
+        host = ""
+    return f"web {host}" if host else "web"

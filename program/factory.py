@@ -1,5 +1,5 @@
-"""Build a ready GatedRAG from settings: the index search, the web backend, and a compiled program's
-prompts, demos and thresholds; `load` (exported as `program.load`) is the same for a saved program.
+"""Build a ready GatedRAG from settings: the index search, the web backend, the session store, and a compiled
+program's prompts, demos and thresholds; `load` (exported as `program.load`) is the same for a saved program.
 
 A compiled program is read and checked by `program.loading` before any store is opened, so a bad
 file fails in one line and changes nothing. Calling the program returns a `dspy.Prediction` whose
@@ -21,6 +21,7 @@ from program.retrieval.open_store import open_store
 from program.retrieval.retriever import HybridSearch
 from program.retrieval.store import Store
 from program.retrieval.web_search import WebSearch, build_web_search
+from program.sessions.open_sessions import open_sessions
 from program.settings import Settings
 
 
@@ -34,7 +35,8 @@ def build_program(settings: Settings, program_path: str | Path | None = None, ov
     state = read_state(program_path) if program_path else None
     store = open_store(settings)
     store.require(settings.collection)
-    rag = program_class(HybridSearch.from_settings(settings, "index"), web=_web(settings, store))
+    rag = program_class(HybridSearch.from_settings(settings, "index"), web=_web(settings, store),
+                        sessions=open_sessions(settings))
     if state is not None:
         apply_state(rag, state, str(program_path))
     rag.thresholds = _with_overrides(rag.thresholds, overrides or {})

@@ -57,6 +57,7 @@ class Progress:
     last_found_nothing: bool = False  # the last expansion added no new passage
     tried_docs: frozenset[str] = frozenset()  # queries already run on the collection
     searched_web: frozenset[str] = frozenset()  # queries already sent to the web
+    web_sourced_gaps: frozenset[str] = frozenset()  # the verdict's gaps using a term only web passages hold
 
 
 @dataclass(frozen=True)
@@ -239,8 +240,9 @@ def _finish(rule: str, reason: str, p: Progress, ended: Ending = "answered") -> 
 def web_queries(s: Signals, p: Progress, own: tuple[str, ...] = (), limit: int = 2) -> tuple[str, ...]:
     """What to search the web for, in one place: the rule's `own` queries (a comparison side's
     name, a bridge hop), then the judge's gaps, then the uncovered sub-queries the collection has
-    no page for, then the missing entities; never a query already searched."""
-    judged = p.verdict.gaps if p.verdict else ()
+    no page for, then the missing entities; never a query already searched, nor a gap whose
+    words came from the web alone (a web page never picks the next web search on its own)."""
+    judged = [g for g in p.verdict.gaps if g not in p.web_sourced_gaps] if p.verdict else ()
     wanted = [*own, *judged, *s.pageless_gaps, *s.missing_entities]
     return tuple(dict.fromkeys(q for q in wanted if q and q not in p.searched_web))[:limit]
 

@@ -1,6 +1,7 @@
 """GatedRAG: the evaluation-gated retrieval loop, as one DSPy module.
 
-Read `forward` top to bottom: plan the sub-queries, retrieve, then ask the gate
+Read `forward` top to bottom: rewrite a session's follow-up to stand alone (only when
+`program.follow_up` reads it as one), plan the sub-queries, retrieve, then ask the gate
 (`program.gate.decide`) for the next action until it answers or abstains. The gate reads the
 retrieval signals first (`program.signals`) and calls for the LM judge only when they are
 inconclusive. Once it answers, the answer is scored against the caller's criteria and its cited
@@ -9,7 +10,8 @@ blocks are parsed (`program.code_check`) and a block that does not parse gets on
 fitted calibrator, when the program carries one (`program.calibrator`), then replaces the judge's
 confidence. Every action the loop can take is named in `forward`; the steps below only do the
 work. Retrieval and web search come in as plain callables so optimizers can copy the program
-freely. Serving concerns (a default LM, pickling for MLflow) live in `program.served`.
+freely; copies share the session store too. Serving concerns (a default LM, pickling for MLflow)
+live in `program.served`.
 """
 
 from __future__ import annotations
@@ -19,8 +21,8 @@ from typing import Callable
 import dspy
 from pydantic import ValidationError
 
-from signatures import (Decompose, JudgeSufficiency, RefineAnswer, RepairAnswer, RepairCode, RewriteQuery,
-                        SynthesizeAnswer)
+from signatures import (Contextualize, Decompose, JudgeSufficiency, RefineAnswer, RepairAnswer, RepairCode,
+                        RewriteQuery, SynthesizeAnswer)
 from program.acceptance import AnswerScore, acceptance, score_answer
 from program.calibrator import ConfidenceCalibrator
 from program.citations import cited_numbers
@@ -30,10 +32,14 @@ from program.deadline import DeadlineExceeded, call_within
 from program.decomposition import named_entities, rule_based_plan
 from program.evidence import format_evidence
 from program.factuality import check_factuality
+from program.follow_up import check_rewrite, follow_up, substitute
 from program.gate import Verdict, budget_left, decide, decide_acceptance, keep_repair, spend
 from program.hints import Hints
 from program.passage import Passage
+from program.redaction import redact
 from program.run_state import RunState
+from program.sessions.conversation import Conversation, Sessions, Turn
+from program.sessions.memory_store import SessionStore
 from program.signals import adaptive_cut, measure
 from program.thresholds import Thresholds
 from program.retrieval.web_search import WebSearch, WebSearchError
@@ -46,11 +52,13 @@ RETRY_TOKENS = 2  # a malformed output is retried once with this many times the 
 
 
 class GatedRAG(dspy.Module):
-    PREDICTORS = ("decompose", "judge", "rewrite", "synthesize", "refine", "repair_code", "repair_answer")
+    PREDICTORS = ("decompose", "judge", "rewrite", "synthesize", "refine", "repair_code", "repair_answer",
+                  "contextualize")
     # added within format 3: a program saved before them lacks them, and loads with their default prompt
-    LATER_PREDICTORS = ("repair_code", "repair_answer")
+    LATER_PREDICTORS = ("repair_code", "repair_answer", "contextualize")
 
-    def __init__(self, search: Search, web: WebSearch | None = None, thresholds: Thresholds | None = None):
+    def __init__(self, search: Search, web: WebSearch | None = None, thresholds: Thresholds | None = None,
+                 sessions: Sessions | None = None):
         super().__init__()
         # subtle: these attribute names are the keys of the saved JSON; renaming one breaks load().
         # Output caps sized to each signature's fields: every runaway token costs ~25 ms on 2 cores.
@@ -61,20 +69,29 @@ class GatedRAG(dspy.Module):
         self.refine = dspy.Predict(RefineAnswer, max_tokens=160)
         self.repair_code = dspy.Predict(RepairCode, max_tokens=256)  # one block of an answer capped at 160, plus the fix
         self.repair_answer = dspy.Predict(RepairAnswer, max_tokens=160)
+        self.contextualize = dspy.Predict(Contextualize, max_tokens=128)  # one question of at most 300 characters
         self.search = search
         self.web = web
         self.thresholds = thresholds or Thresholds()
+        self.sessions = sessions or SessionStore()  # recall(id) and record(id, turn); see program.sessions
         self.calibrator: ConfidenceCalibrator | None = None  # fitted by `python -m optimize calibrate`
 
-    def forward(self, question: str, hints: Hints | None = None, time_limit_s: float | None = None) -> dspy.Prediction:
+    def forward(self, question: str, hints: Hints | None = None, time_limit_s: float | None = None,
+                session_id: str | None = None) -> dspy.Prediction:
         """`hints`: see `program.hints.Hints`. `time_limit_s` bounds the whole call, an LM call in
-        flight included: past it the loop returns its best draft, ended "budget_exhausted"."""
+        flight included: past it the loop returns its best draft, ended "budget_exhausted".
+        `session_id`: the conversation this question continues; its recent turns resolve a follow-up."""
         hints = hints or Hints()
         question = question.strip()  # subtle: the signals key each ranking by its query, stripped
+        conversation = self.sessions.recall(session_id) if session_id else Conversation()
         run = RunState(question=question, thresholds=hints.apply(self.thresholds), time_limit_s=time_limit_s,
                        constraints=hints.requirements(), criteria=hints.criteria,
                        web=self.web.label if self.web else "none")
         try:
+            if (follow := follow_up(question, conversation, run.thresholds)).rewrite:
+                with run.step("contextualize", follow.reason) as step:
+                    step.rule = follow.rule
+                    self._contextualize(run, conversation, step)
             with run.step("decompose", f"mode {run.thresholds.decompose_mode}") as step:
                 self._plan(run, hints, step)
             with run.step("retrieve", f"{run.query_type} question, {len(run.sub_queries)} queries") as step:
@@ -130,10 +147,32 @@ class GatedRAG(dspy.Module):
         result = run.result(NO_ANSWER)
         if self.calibrator is not None:  # a confidence fitted on labelled questions replaces the judge's self-report
             result = self.calibrator.calibrate(result)
+        if session_id:
+            self._remember(session_id, run, result)
         return dspy.Prediction(answer=result.answer, short_answer=result.short_answer, result=result,
                                evidence=result.evidence)
 
     # --- steps -------------------------------------------------------------------------
+
+    def _contextualize(self, run: RunState, conversation: Conversation, step) -> None:
+        """The follow-up as a standalone question, by the LM; by substitution when its rewrite is unusable."""
+        with run.timed("lm"):
+            out = self._predict(run, self.contextualize, dict(standalone_question=""), question=run.question,
+                                conversation=conversation.transcript(), topics=conversation.topics())
+        standalone = (out.get("standalone_question") or "").strip()
+        if problem := check_rewrite(run.question, standalone, conversation):
+            standalone = substitute(run.question, conversation.main_entity())
+            step.warnings.append(f"the LM's rewrite was unusable ({problem}): substituted the last turn's topic")
+        step.queries = [standalone]
+        if standalone != run.question:
+            run.stand_alone(standalone)
+
+    def _remember(self, session_id: str, run: RunState, result) -> None:
+        """This turn, for the session's next question: a store that cannot write loses the turn, not the answer."""
+        try:
+            self.sessions.record(session_id, Turn.of(result.question, run.question, result.short_answer))
+        except OSError as error:
+            result.warnings.append(redact(f"this turn was not kept in session {session_id!r}: {error}"))
 
     def _plan(self, run: RunState, hints: Hints, step) -> None:
         mode = run.thresholds.decompose_mode

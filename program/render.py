@@ -11,6 +11,8 @@ def render_result(result: Result) -> str:
     short = "(abstained: the evidence does not hold the answer)" if result.abstained else result.short_answer
     lines = [f"short answer: {short}", result.answer, "",
              f"confidence {result.confidence}/100 · ended: {result.trace.ended}"]
+    if result.standalone_question:
+        lines[:0] = [f"follow-up read as: {result.standalone_question}"]
     if result.acceptance:
         lines.append(_render_acceptance(result.acceptance))
     if result.citations:

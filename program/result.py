@@ -12,8 +12,8 @@ from pydantic import BaseModel, Field
 
 from program.passage import Passage
 
-Action = Literal["decompose", "retrieve", "draft", "refine", "judge", "answer", "abstain", "expand_locality",
-                 "query_docs", "search_web", "repair_code", "score", "repair"]
+Action = Literal["contextualize", "decompose", "retrieve", "draft", "refine", "judge", "answer", "abstain",
+                 "expand_locality", "query_docs", "search_web", "repair_code", "score", "repair"]
 Ending = Literal["answered", "abstained", "budget_exhausted", "max_iterations", "error"]
 
 
@@ -141,6 +141,8 @@ class Source(BaseModel):
 
 class Result(BaseModel):
     question: str
+    standalone_question: str = Field("", description="a follow-up rewritten with its session's topics, as the loop "
+                                     "answered it; empty when the question stood alone")
     answer: str = Field(description="the cited explanation, [n] markers inline")
     short_answer: str = Field("", description="what the question asks for (an entity, yes/no, a number, a date); "
                               "empty when the program abstained")

@@ -20,6 +20,7 @@ from program.criteria import Criteria
 from program.evidence import EvidencePool, Shown
 from program.gate import Progress, Verdict
 from program.passage import Passage
+from program.provenance import web_sourced
 from program.redaction import redact
 from program.result import (Acceptance, Action, Citation, CodeCheck, Ending, Resources, Result, Source, Step, Timing,
                             Tokens, Trace)
@@ -44,8 +45,9 @@ class Memory:
 
 @dataclass
 class RunState:
-    question: str
+    question: str  # as the loop answers it: a follow-up's standalone rewrite, else as asked
     thresholds: Thresholds
+    original_question: str = ""  # a follow-up as asked, once `question` is its rewrite
     pool: EvidencePool = field(default_factory=EvidencePool)
     memory: Memory = field(default_factory=Memory)
     steps: list[Step] = field(default_factory=list)
@@ -118,7 +120,8 @@ class RunState:
                         doc_rounds=self.resources.doc_queries,
                         last_found_nothing=self._last_expansion_found_nothing(),
                         tried_docs=frozenset(self.memory.tried) - self.searched_web,
-                        searched_web=frozenset(self.searched_web))
+                        searched_web=frozenset(self.searched_web),
+                        web_sourced_gaps=web_sourced(current.gaps, self.asked, self.pool.passages) if current else frozenset())
 
     def _last_expansion_found_nothing(self) -> bool:
         expansions = [s for s in self.steps if s.action in ("expand_locality", "query_docs", "search_web")]
@@ -161,6 +164,10 @@ class RunState:
             self._evidence_version += 1
         return new
 
+    def stand_alone(self, standalone: str) -> None:
+        """From here on the loop answers the follow-up's standalone form."""
+        self.original_question, self.question = self.original_question or self.question, standalone
+
     def set_draft(self, answer: str | None, short_answer: str | None) -> None:
         self.draft = (answer or "").strip() or self.draft
         self.short_answer = (short_answer or "").strip()
@@ -200,7 +207,9 @@ class RunState:
                       gaps=self.memory.gaps, summary=self.memory.summary,
                       query_similarity={q: (s[0] if s else None) for q, s in self.ranked.items()},
                       coverage_similarity=self.thresholds.coverage_similarity)
-        return Result(question=self.question, answer=answer, short_answer="" if abstained else self.short_answer,
+        return Result(question=self.original_question or self.question,
+                      standalone_question=self.question if self.original_question else "", answer=answer,
+                      short_answer="" if abstained else self.short_answer,
                       abstained=abstained, citations=citations, confidence=round(self.confidence * 100),
                       sources=_sources(citations), warnings=self.warnings, code_blocks=self.code_blocks,
                       acceptance=self.acceptance, timing=self.timing, trace=trace, evidence=[s.passage for s in self.shown])

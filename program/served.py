@@ -27,16 +27,16 @@ class ServedGatedRAG(GatedRAG):
     settings: Settings | None = None  # what `rebuild` read; the default LM is started from them
 
     def forward(self, question: str, hints: Hints | None = None, time_limit_s: float | None = None,
-                include_trace: bool = False) -> dspy.Prediction:
-        result = self._result(question, hints, time_limit_s)
+                include_trace: bool = False, session_id: str | None = None) -> dspy.Prediction:
+        result = self._result(question, hints, time_limit_s, session_id)
         # subtle: MLflow's pyfunc returns `prediction.toDict()`, so these fields are the model's output
         return dspy.Prediction(**respond(result, include_trace=include_trace).model_dump(mode="json"))
 
-    def _result(self, question: str, hints: Hints | None, time_limit_s: float | None) -> Result:
+    def _result(self, question: str, hints: Hints | None, time_limit_s: float | None, session_id: str | None) -> Result:
         if dspy.settings.lm is None:  # loaded on its own (an MLflow model, say): use the settings' LM
             with dspy.context(lm=default_lm(self.settings or Settings()), adapter=dspy.JSONAdapter()):
-                return super().forward(question, hints, time_limit_s).result
-        return super().forward(question, hints, time_limit_s).result
+                return super().forward(question, hints, time_limit_s, session_id).result
+        return super().forward(question, hints, time_limit_s, session_id).result
 
     def __deepcopy__(self, memo):
         # the default deep copy; spelled out because pickling (below) must differ from it
@@ -50,8 +50,8 @@ class ServedGatedRAG(GatedRAG):
 
 
 def servable(program: GatedRAG) -> ServedGatedRAG:
-    """The same program (search, web, prompts, demos, thresholds) as a `ServedGatedRAG`."""
-    served = ServedGatedRAG(program.search, web=program.web, thresholds=program.thresholds)
+    """The same program (search, web, sessions, prompts, demos, thresholds) as a `ServedGatedRAG`."""
+    served = ServedGatedRAG(program.search, web=program.web, thresholds=program.thresholds, sessions=program.sessions)
     return served.load_state(program.dump_state())
 
 

@@ -95,6 +95,14 @@ class Settings(BaseSettings):
                                               "serve_max_pending already bounds the queue, and behind a proxy every "
                                               "caller shares one IP")
 
+    # Sessions (follow-up questions)
+    session_turns: int = Field(5, ge=1, le=50, description="turns a session keeps; a follow-up reads them")
+    session_idle_s: float = Field(600.0, gt=0, description="a session with no new turn for this long is forgotten")
+    session_max: int = Field(1000, ge=1, description="sessions kept at once; past it the least recently used is dropped")
+    session_store: Literal["memory", "file"] = Field("memory", description="memory: this process only (the server's "
+                                                     "default); file: under <data_dir>/sessions, shared by processes "
+                                                     "(`ask --session` always uses it)")
+
     # Tracking
     mlflow_tracking_uri: str | None = Field(None, validation_alias=_env("MLFLOW_TRACKING_URI"))
 
@@ -152,6 +160,10 @@ class Settings(BaseSettings):
     def legacy_qdrant_path(self) -> Path:
         """Where gatedrag's older qdrant-client local-mode store lived; no longer read."""
         return self.data_dir / "qdrant"
+
+    @property
+    def sessions_path(self) -> Path:
+        return self.data_dir / "sessions"
 
     @property
     def hotpotqa_dir(self) -> Path:

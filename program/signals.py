@@ -67,7 +67,9 @@ class Signals:
         return (min(max(self.min_coverage, 0.0), 1.0) + self.entity_coverage + self.term_coverage) / 3
 
     def covered(self, t: Thresholds) -> bool:
-        return not self.uncovered and self.entity_coverage >= t.entity_coverage and self.term_coverage >= t.term_coverage
+        """Every name mentioned, every question term used, and no uncovered sub-query without a page
+        at hand: a fragment about a name whose page is in the pool is that page's to answer."""
+        return not self.pageless_gaps and self.entity_coverage >= t.entity_coverage and self.term_coverage >= t.term_coverage
 
     def as_trace(self) -> dict[str, float]:
         """The numeric signals, rounded, for a trace step."""
@@ -213,7 +215,9 @@ def measure(ranked: dict[str, list[float]], question: str, entities: list[str], 
     wanted = question_terms(question, entities)
     bridges = bridge_entities(question, entities, pool)
     unmet = tuple(b for b in bridges if not has_page(b, pool))
-    unused = unused_terms(wanted, _term_scope(entities, pool, text) if bridges and unmet == bridges else text)
+    # once the web has had its say on the hop, its pages count like any other
+    hop_open = bridges and unmet == bridges and not searched_web
+    unused = unused_terms(wanted, _term_scope(entities, pool, text) if hop_open else text)
     compared = compared_names(question)
     uncovered = tuple(q for q, best in best_by_query.items() if best < t.coverage_similarity
                       and q != question and q not in searched_web and len(_WORD.findall(q)) > 1)

@@ -69,6 +69,10 @@ class Thresholds(BaseModel):
                                      "passages, contradictions, hedging) in the answer's score")
     accept_score: float = Field(0.7, ge=0.0, le=1.0, description="an answer scoring this or more is accepted; under "
                                 "it, a failed criterion or a clear contradiction buys one repair")
+    # follow-ups in a session (program/follow_up.py)
+    follow_up_words: int = Field(6, ge=0, le=30, description="a question of at most this many words that names "
+                                 "nothing, asked within follow_up_seconds of its session's last turn, is a follow-up")
+    follow_up_seconds: float = Field(120.0, ge=0.0, le=3600.0, description="see follow_up_words")
 
     @model_validator(mode="after")
     def _some_weight(self):

@@ -17,6 +17,7 @@ from pydantic_core import core_schema
 
 # a scalar output: the adapter prints an Annotated scalar's type as plain `str`
 ShortAnswer = Annotated[str, StringConstraints(max_length=80)]
+Question = Annotated[str, StringConstraints(max_length=300)]
 
 
 class _Capped(str):
@@ -33,5 +34,3 @@ class Query(_Capped):
 
 class Term(_Capped):
     max_length = 50
-
-

@@ -1,11 +1,11 @@
 """Fit a `ConfidenceCalibrator` on an eval run's records, and measure a confidence before and after.
 
 It takes results and outcomes as `optimize.eval.records.outcomes` reads them from records; the
-features are `program.calibrator.features` of each result. Platt scaling is scikit-learn's
-`LogisticRegression` (L2, C=1) over the features standardized on the fitting set; isotonic is
-its `IsotonicRegression` over the heuristic confidence alone (one input: it learns a monotone
-curve, not weights). Both become the calibrator's plain numbers. This module reads and writes
-no files.
+features are `program.calibrator.features` of each result. Platt scaling is scikit-learn's L2
+logistic regression over the features standardized on the fitting set, its strength chosen by
+cross-validated log loss (`LogisticRegressionCV`); isotonic is its `IsotonicRegression` over
+the heuristic confidence alone (one input: it learns a monotone curve, not weights). Both
+become the calibrator's plain numbers. This module reads and writes no files.
 """
 
 from __future__ import annotations
@@ -21,6 +21,8 @@ from program.result import Result
 Method = Literal["platt", "isotonic"]
 MIN_RECORDS = 20
 MIN_EACH = 3  # right and wrong answers each, or there is no boundary to learn
+FOLDS = 5
+CS = 10  # inverse regularization strengths tried, log-spaced from 1e-4 to 1e4
 
 
 class FitError(ValueError):
@@ -46,13 +48,21 @@ def before_and_after(results: list[Result], rights: list[bool], calibrator: Conf
 
 
 def _platt(x: np.ndarray, y: np.ndarray, fitted_on: str) -> ConfidenceCalibrator:
-    from sklearn.linear_model import LogisticRegression
+    from sklearn.linear_model import LogisticRegressionCV
+    from sklearn.model_selection import StratifiedKFold
 
     center, scale = x.mean(axis=0), x.std(axis=0)
     scale[scale == 0] = 1.0  # subtle: a feature constant on the fitting set gets weight 0, not a division by 0
-    model = LogisticRegression(C=1.0).fit((x - center) / scale, y)
+    # subtle: a few dozen records and 17 features overfit at a fixed C; cross-validated log loss picks it,
+    # over shuffled folds (seeded), since records come in dataset order
+    folds = min(FOLDS, int(min(y.sum(), len(y) - y.sum())))
+    split = StratifiedKFold(folds, shuffle=True, random_state=0)
+    model = LogisticRegressionCV(Cs=CS, cv=split, scoring="neg_log_loss", l1_ratios=(0.0,), max_iter=1000,
+                                 use_legacy_attributes=False)
+    model.fit((x - center) / scale, y)
     return ConfidenceCalibrator(method="platt", features=list(FEATURES), center=center.tolist(), scale=scale.tolist(),
-                                weights=model.coef_[0].tolist(), intercept=float(model.intercept_[0]), fitted_on=fitted_on)
+                                weights=model.coef_[0].tolist(), intercept=float(model.intercept_[0]),
+                                fitted_on=f"{fitted_on}; C {model.C_:.3g} by {folds}-fold cross-validation")
 
 
 def _isotonic(x: np.ndarray, y: np.ndarray, fitted_on: str) -> ConfidenceCalibrator:

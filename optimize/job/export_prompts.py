@@ -12,12 +12,12 @@ from pathlib import Path
 
 from program.loading import read_state
 from program.loop import GatedRAG
-from signatures import (Decompose, JudgeSufficiency, RefineAnswer, RepairAnswer, RepairCode, RewriteQuery,
-                        SynthesizeAnswer)
+from signatures import (Contextualize, Decompose, JudgeSufficiency, RefineAnswer, RepairAnswer, RepairCode,
+                        RewriteQuery, SynthesizeAnswer)
 
 SIGNATURES = {"decompose": Decompose, "judge": JudgeSufficiency, "rewrite": RewriteQuery,
               "synthesize": SynthesizeAnswer, "refine": RefineAnswer, "repair_code": RepairCode,
-              "repair_answer": RepairAnswer}
+              "repair_answer": RepairAnswer, "contextualize": Contextualize}
 
 
 def export_prompts(program_path: Path, out_dir: Path) -> list[Path]:

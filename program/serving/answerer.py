@@ -6,7 +6,9 @@ settings never reach another. The local LM has one llama.cpp slot, so by default
 runs the loop at a time and the rest queue; the wait counts against `serve_timeout_s`, the
 loop gets what is left as its `time_limit_s` (its LM call in flight is cancelled then, which
 frees the slot), and a request that gets no slot in time returns retrieval-only results with
-the structured fallback: a warning, never an error.
+the structured fallback: a warning, never an error. A request's `session_id` continues a
+conversation kept in the served program's session store (in memory unless
+`GATEDRAG_SESSION_STORE=file`), shared by every collection served.
 The response is `program.answer_response.AnswerResponse`, the contract every surface returns.
 This module does not speak HTTP or MCP; see `program.serving.service` and `program.serving.mcp_server`.
 """
@@ -30,6 +32,7 @@ from program.loop import NO_ANSWER, GatedRAG
 from program.redaction import redact
 from program.result import Result, Step, Trace
 from program.retrieval.store import check_name
+from program.sessions.conversation import SESSION_ID
 from program.settings import MAX_QUESTION_CHARS, Settings
 
 log = logging.getLogger(__name__)
@@ -40,6 +43,8 @@ class AnswerRequest(Hints):
     include_trace: bool = Field(False, description="return the decision trace (one step per decision)")
     collection: str | None = Field(None, max_length=200, description="the collection to answer from (default: the "
                                    "served one); it searches only its own offline web corpus")
+    session_id: str | None = Field(None, pattern=SESSION_ID, description="continue this conversation: a follow-up "
+                                   "(\"What about its pricing?\") is rewritten with its recent turns' topics")
 
     @field_validator("collection")
     @classmethod
@@ -166,6 +171,7 @@ class Answerer:
                     rag = build_program(settings)
                 except CollectionMissingError as error:
                     raise UnknownCollection(str(error)) from None
+                rag.sessions = engine.rag.sessions  # a conversation may move between collections
                 self._others[collection] = rag.load_state(engine.rag.dump_state())
             return self._others[collection]
 
@@ -177,8 +183,8 @@ class Answerer:
         try:
             with dspy.context(lm=engine.lm, adapter=engine.adapter, track_usage=True):
                 # subtle: a request that got the slot with no time left makes no LM call at all
-                return rag(question=request.question, hints=request.hints(),
-                                  time_limit_s=max(0.0, deadline - time.perf_counter())).result
+                return rag(question=request.question, hints=request.hints(), session_id=request.session_id,
+                           time_limit_s=max(0.0, deadline - time.perf_counter())).result
         finally:
             self._slots.release()
 

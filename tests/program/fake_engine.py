@@ -21,19 +21,22 @@ DOCS = [
 QUESTION = "Which office did the star of Kiss and Tell hold later?"
 PLAN = {"sub_queries": ["Kiss and Tell film star"], "query_type": "factual", "key_concepts": ["Kiss and Tell", "Shirley Temple"]}
 ANSWER = {"short_answer": "Chief of Protocol", "answer": "Chief of Protocol of the United States [2]."}
+FOLLOW_UP = "Which office did she hold later?"  # after "Who is Shirley Temple?" in the same session
+STANDALONE = "Which office did Shirley Temple hold later?"
 
 
 def verdict(sufficient: bool, confidence: float, gaps=(), answer=ANSWER) -> dict:
     return {**answer, "sufficient": sufficient, "confidence": confidence, "gaps": list(gaps)}
 
 
-def signature_lm(plan=PLAN, answer=ANSWER, judged=None, rewrite=None) -> DummyLM:
+def signature_lm(plan=PLAN, answer=ANSWER, judged=None, rewrite=None, standalone=None) -> DummyLM:
     """JSONAdapter prompts end with the output fields they ask for, which names the signature."""
     return DummyLM({"[[ ## gaps ## ]]": answer,  # RefineAnswer (its outputs are the synthesizer's too)
                     "then `sufficient`": judged or verdict(True, 0.9, answer=answer),
                     "fields: `sub_queries`": plan,
                     "fields: `queries`": rewrite or {"queries": ["Shirley Temple career"]},
-                    "fields: `short_answer`": answer},
+                    "fields: `short_answer`": answer,
+                    "fields: `standalone_question`": standalone or {"standalone_question": STANDALONE}},
                    adapter=dspy.JSONAdapter())
 
 

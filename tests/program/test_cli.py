@@ -1,4 +1,5 @@
-"""program/cli.py `ask`: the acceptance flags reach the loop, and a bad one is a one-line error before anything loads."""
+"""program/cli.py `ask`: the acceptance flags reach the loop, a bad one is a one-line error before anything loads, and
+`--session ID` keeps the conversation in files, so a later `ask` (another process) reads the earlier one's turn."""
 
 from __future__ import annotations
 
@@ -13,7 +14,7 @@ import program.lm.lm_profiles
 from program.cli import main
 from program.loop import GatedRAG
 from tests.conftest import FakeSearch
-from tests.program.fake_engine import DOCS, QUESTION, signature_lm
+from tests.program.fake_engine import DOCS, FOLLOW_UP, QUESTION, STANDALONE, signature_lm
 
 
 @pytest.fixture
@@ -53,3 +54,25 @@ def test_an_unknown_check_is_refused_by_the_parser(built, capsys, tmp_path):
     with pytest.raises(SystemExit) as exit_:
         main(["ask", QUESTION, "--check", "spelling"])
     assert exit_.value.code == 2 and "invalid choice: 'spelling'" in capsys.readouterr().err and built == []
+
+
+def ask(capsys, tmp_path, question, *flags) -> dict:
+    assert main(["ask", question, "--json", "--trace", "--data-dir", str(tmp_path), *flags]) == 0
+    return json.loads(capsys.readouterr().out)
+
+
+def test_a_follow_up_in_a_later_ask_reads_the_earlier_asks_turn_from_the_data_dir(built, capsys, tmp_path):
+    ask(capsys, tmp_path, "Who is Shirley Temple?", "--session", "shell-1")
+    body = ask(capsys, tmp_path, FOLLOW_UP, "--session", "shell-1")
+    assert body["question"] == FOLLOW_UP and body["standalone_question"] == STANDALONE
+    assert body["trace"]["steps"][0]["action"] == "contextualize" and len(built) == 2  # a fresh program each time
+    assert [p.name for p in (tmp_path / "sessions").iterdir()] == ["shell-1.json"]
+    alone = ask(capsys, tmp_path, FOLLOW_UP)  # no --session: nothing carried over
+    assert alone["standalone_question"] == "" and alone["trace"]["steps"][0]["action"] == "decompose"
+
+
+def test_a_bad_session_id_is_a_one_line_error_and_writes_nothing(built, capsys, tmp_path):
+    assert main(["ask", FOLLOW_UP, "--session", "../../etc/x", "--data-dir", str(tmp_path)]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("error: session id") and err.count("\n") == 1
+    assert not (tmp_path / "sessions").exists() and built == []

@@ -54,3 +54,23 @@ def test_the_loop_searches_the_web_for_what_the_collection_lacks_and_cites_it(tm
     assert result.citations and all(c.chunk_id in shown for c in result.citations)
     assert 1 <= result.trace.resources.lm.calls <= 3 and result.trace.resources.lm.prompt > 0
     assert result.answer.strip()
+
+
+@pytest.mark.real_lm
+def test_a_follow_up_is_rewritten_with_the_sessions_topic_in_one_short_lm_call(tmp_path):
+    from program.sessions.conversation import Turn
+    from tests.conftest import FakeSearch, passage
+
+    page = passage("Shirley Temple", "Shirley Temple was named Chief of Protocol of the United States in 1976.",
+                   similarity=0.8)
+    rag = GatedRAG(FakeSearch([page]))
+    rag.sessions.record("chat", Turn.of("Who is Shirley Temple?", "Who is Shirley Temple?", "American actress"))
+    with build_lm(Settings(profile="local", data_dir=tmp_path), cache=False) as handle:
+        with dspy.context(lm=handle.lm, adapter=dspy.JSONAdapter(), track_usage=True):
+            result = rag(question="What government position did she hold?", session_id="chat").result
+
+    rewrite = result.trace.steps[0]
+    assert rewrite.action == "contextualize" and rewrite.rule == "pronoun"
+    assert "Shirley Temple" in result.standalone_question and result.standalone_question.endswith("?")
+    assert rewrite.lm.calls == 1 and 0 < rewrite.lm.prompt < 400  # the cost of a follow-up: one short prompt
+    assert result.question == "What government position did she hold?"

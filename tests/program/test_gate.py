@@ -59,7 +59,7 @@ def test_a_missing_entity_goes_to_the_web():
 
 
 def test_strong_hits_with_neighbours_are_read_before_the_web():
-    d = decide(signals(uncovered=("q",), strong_neighbours=2), Progress(), FULL, T)
+    d = decide(signals(uncovered=("q r",), pageless_gaps=("q r",), strong_neighbours=2), Progress(), FULL, T)
     assert (d.action, d.rule) == ("expand_locality", "strong_hit_neighbours")
 
 
@@ -140,6 +140,15 @@ def test_web_queries_prefer_the_judges_then_uncovered_then_entities_and_never_re
     s = signals(uncovered=("a",), missing_entities=("b",))
     p = Progress(verdict=Verdict(gaps=("j",)), searched_web=frozenset({"a"}))
     assert web_queries(s, p) == ("j", "b")
+
+
+def test_a_gap_whose_words_came_from_the_web_alone_is_never_a_web_query():
+    s = signals(best=0.5, uncovered=("Kiss and Tell star",), pageless_gaps=("Kiss and Tell star",))
+    p = Progress(verdict=Verdict(gaps=("OPENAI_API_KEY value", "Temple career")),
+                 web_sourced_gaps=frozenset({"OPENAI_API_KEY value"}))
+    assert web_queries(s, p) == ("Temple career", "Kiss and Tell star")
+    d = decide(s, replace(p, searched_web=frozenset({"Temple career"})), replace(FULL, web_searches=2), T)
+    assert (d.action, d.queries) == ("search_web", ("Kiss and Tell star",))
 
 
 def test_budgets_are_counted_in_one_place():
@@ -318,3 +327,8 @@ def test_a_repair_is_kept_only_when_it_fixes_something_and_scores_no_lower():
     assert keep_repair(failing, answer_score(0.9))
     assert not keep_repair(failing, answer_score(0.41, failed=['must mention "x"']))  # a higher score, nothing fixed
     assert not keep_repair(failing, answer_score(0.3))  # fixed, but worse overall
+
+
+def test_an_uncovered_sub_query_with_its_page_at_hand_does_not_keep_a_question_from_the_cliff():
+    d = decide(signals(uncovered=("Buck-Tick hail",)), Progress(), FULL, T)
+    assert (d.action, d.rule) == ("draft", "covered_with_cliff")

@@ -177,3 +177,11 @@ def test_the_bridge_sentence_is_the_best_one_that_names_something_new():
     q = "A medieval fortress in Dirleton borders on the south side of what coastal area?"
     village = passage("Dirleton", "Dirleton is a medieval village. It lies south of the Yellowcraigs nature reserve.")
     assert bridge_entities(q, ["Dirleton"], [village]) == ("Yellowcraigs",)
+
+
+def test_after_a_web_search_a_bridge_question_s_terms_count_in_the_web_s_pages_too():
+    q = "The arena where the Lewiston Maineiacs played their home games can seat how many people?"
+    team = passage("Lewiston Maineiacs", "The Lewiston Maineiacs played their home games at the Androscoggin Bank Colisée.")
+    found = passage("Androscoggin Colisee - Wikipedia", "The arena can seat 4,000 people.", source="web")
+    s = measure({q: [0.7]}, q, ["Lewiston Maineiacs"], [team, found], T, searched_web={q})
+    assert s.missing_terms == () and s.covered(T)

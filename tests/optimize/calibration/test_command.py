@@ -18,7 +18,7 @@ def test_it_fits_on_a_run_and_writes_the_program_with_its_calibrator(tmp_path, c
     out = capsys.readouterr().out
     assert "fit: eval-dev-x (in-sample)  40  16" in out and "platt calibrator fitted on eval-dev-x: 40 gated records" in out
     loaded = load(run / "program.json", search=FakeSearch([]))
-    assert loaded.calibrator.method == "platt" and loaded.calibrator.fitted_on == "eval-dev-x: 40 gated records"
+    assert loaded.calibrator.method == "platt" and loaded.calibrator.fitted_on.startswith("eval-dev-x: 40 gated records; C ")
     assert loaded.thresholds == Thresholds()
 
 
@@ -42,8 +42,8 @@ def test_check_measures_another_run_and_its_questions_are_left_out_of_the_fit(tm
     captured = capsys.readouterr()
     assert f"fitting on the newest dev run: {dev}" in captured.err
     assert "fit: eval-dev-x (in-sample)  40" in captured.out and "check: eval-smoke-x" in captured.out
-    assert load(dev / "program.json", search=FakeSearch([])).calibrator.fitted_on == (
-        "eval-dev-x: 40 gated records, minus eval-smoke-x's questions")
+    assert load(dev / "program.json", search=FakeSearch([])).calibrator.fitted_on.startswith(
+        "eval-dev-x: 40 gated records, minus eval-smoke-x's questions; C ")
     assert not (smoke / "program.json").exists()
 
 

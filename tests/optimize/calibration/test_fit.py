@@ -5,7 +5,8 @@ import re
 import numpy as np
 import pytest
 from sklearn.isotonic import IsotonicRegression
-from sklearn.linear_model import LogisticRegression
+from sklearn.linear_model import LogisticRegressionCV
+from sklearn.model_selection import StratifiedKFold
 
 from optimize.calibration.fit import FitError, before_and_after, fit_calibrator
 from optimize.eval.records import outcomes
@@ -19,10 +20,13 @@ def test_platt_applies_as_scikit_learn_predicts_over_the_standardized_features()
     x = np.array([[features(r)[name] for name in FEATURES] for r in results])
     center, scale = x.mean(axis=0), x.std(axis=0)
     scale[scale == 0] = 1.0
-    model = LogisticRegression(C=1.0).fit((x - center) / scale, rights)
+    folds = StratifiedKFold(5, shuffle=True, random_state=0)
+    model = LogisticRegressionCV(Cs=10, cv=folds, scoring="neg_log_loss", l1_ratios=(0.0,), max_iter=1000,
+                                 use_legacy_attributes=False).fit((x - center) / scale, rights)
     expected = model.predict_proba((x - center) / scale)[:, 1]
     assert [calibrator.probability(r) for r in results] == pytest.approx(expected.tolist())
-    assert calibrator.features == list(FEATURES) and calibrator.fitted_on == "hand"
+    assert calibrator.features == list(FEATURES)
+    assert calibrator.fitted_on == f"hand; C {model.C_:.3g} by 5-fold cross-validation"
 
 
 def test_isotonic_applies_as_scikit_learn_predicts_over_the_heuristic_confidence():
@@ -34,12 +38,13 @@ def test_isotonic_applies_as_scikit_learn_predicts_over_the_heuristic_confidence
     assert calibrator.probability(record("x", 0.5, True).result) == pytest.approx(0.2)  # the low group's share right
 
 
-@pytest.mark.parametrize("method", ["platt", "isotonic"])
-def test_calibrating_an_overconfident_judge_shrinks_the_ece_and_keeps_its_ranking(method):
+# isotonic fits the two groups' shares exactly; Platt's regularization pulls them toward the base rate a little
+@pytest.mark.parametrize("method, ece_after", [("platt", 0.15), ("isotonic", 0.01)])
+def test_calibrating_an_overconfident_judge_shrinks_the_ece_and_keeps_its_ranking(method, ece_after):
     results, rights = outcomes(overconfident())
     before, after = before_and_after(results, rights, fit_calibrator(results, rights, method))
     # before: |0.5 - 0.2| and |0.9 - 0.6|, each for half the answers
-    assert before.ece == pytest.approx(0.3) and after.ece < 0.05
+    assert before.ece == pytest.approx(0.3) and after.ece < ece_after
     assert after.auroc == pytest.approx(before.auroc) and before.auroc > 0.5
 
 

@@ -16,7 +16,7 @@ def test_export_writes_instructions_demos_and_thresholds(tmp_path):
     rag.save(tmp_path / "program.json")
     written = export_prompts(tmp_path / "program.json", tmp_path / "prompts")
     assert {p.name for p in written} == {"decompose.md", "judge.md", "rewrite.md", "synthesize.md", "refine.md",
-                                         "repair_code.md", "repair_answer.md", "thresholds.json"}
+                                         "repair_code.md", "repair_answer.md", "contextualize.md", "thresholds.json"}
     text = (tmp_path / "prompts" / "synthesize.md").read_text()
     assert "Answer the question using only the numbered passages" in text and "## Demos (1)" in text and "A [1]" in text
     assert json.loads((tmp_path / "prompts" / "thresholds.json").read_text())["top_k"] == 4
@@ -25,7 +25,8 @@ def test_export_writes_instructions_demos_and_thresholds(tmp_path):
 def test_a_program_saved_before_the_code_repair_exports_its_default_prompt(tmp_path):
     GatedRAG(FakeSearch([])).save(tmp_path / "program.json")
     state = json.loads((tmp_path / "program.json").read_text())
-    del state["repair_code"]
+    del state["repair_code"], state["contextualize"]
     (tmp_path / "program.json").write_text(json.dumps(state))
     export_prompts(tmp_path / "program.json", tmp_path / "prompts")
     assert "Fix the syntax error in this code block" in (tmp_path / "prompts" / "repair_code.md").read_text()
+    assert "stands alone" in (tmp_path / "prompts" / "contextualize.md").read_text()

@@ -22,6 +22,7 @@ def test_a_named_collection_gets_the_served_prompts_and_thresholds_and_only_its_
     aws = answerer.program_for(engine, "aws_docs")
     assert aws.search.collection == "aws_docs" and aws.web is None  # hotpotqa's web corpus is not aws_docs'
     assert aws.thresholds.top_k == 7 and aws.judge.signature.instructions == "Judge tersely."
+    assert aws.sessions is served.sessions  # a conversation may move to another collection
     assert answerer.program_for(engine, "aws_docs") is aws  # built once
     with pytest.raises(UnknownCollection, match="nowhere"):
         answerer.program_for(engine, "nowhere")

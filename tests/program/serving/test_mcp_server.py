@@ -18,7 +18,7 @@ from program.retrieval.indexing import index_documents
 from program.retrieval.open_store import open_store
 from program.serving.mcp_server import create_mcp_server
 from program.settings import PROJECT_ROOT, Settings
-from tests.program.fake_engine import QUESTION, fake_answerer
+from tests.program.fake_engine import FOLLOW_UP, QUESTION, STANDALONE, fake_answerer
 
 PAGES = {
     "Kiss and Tell": "Kiss and Tell is a 1945 American comedy film starring Shirley Temple as Corliss Archer.",
@@ -88,6 +88,17 @@ def test_bad_arguments_are_tool_errors_with_a_reason(config):
     assert "question" in empty.content[0].text and "expansion_budget" in budget.content[0].text
     assert "not a valid regular expression" in pattern.content[0].text
     assert "empty" in blank.content[0].text
+
+
+def test_a_session_id_carries_the_conversation_to_a_follow_up(config):
+    server = create_mcp_server(fake_answerer(config), config)
+    first, follow_up, refused = call(server, ("answer", {"question": "Who is Shirley Temple?", "session_id": "mcp-1"}),
+                                     ("answer", {"question": FOLLOW_UP, "session_id": "mcp-1", "include_trace": True}),
+                                     ("answer", {"question": FOLLOW_UP, "session_id": "a b"}))
+    body = follow_up.structured_content
+    assert first.structured_content["standalone_question"] == "" and body["standalone_question"] == STANDALONE
+    assert body["trace"]["steps"][0]["action"] == "contextualize"
+    assert refused.is_error and "session_id" in refused.content[0].text
 
 
 def test_search_ingest_and_status_work_on_the_collection(config, tmp_path):

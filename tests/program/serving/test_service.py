@@ -15,7 +15,8 @@ from program.loop import GatedRAG
 from program.retrieval.store import StoreUnreachableError
 from program.thresholds import Thresholds
 from tests.conftest import FakeSearch, passage
-from tests.program.fake_engine import DOCS, QUESTION, BlockingSearch, fake_answerer, signature_lm, verdict
+from tests.program.fake_engine import (DOCS, FOLLOW_UP, QUESTION, STANDALONE, BlockingSearch, fake_answerer, signature_lm,
+                                       verdict)
 from tests.program.serving.live_server import serving, settings
 
 
@@ -212,3 +213,16 @@ def test_concurrent_requests_keep_their_own_settings(tmp_path):
         assert rounds == 0 if i % 2 else rounds >= 1
     assert rag.thresholds == before
     assert dspy.settings.lm is None  # no request configured DSPy globally
+
+
+def test_a_session_id_carries_the_conversation_to_a_follow_up(tmp_path):
+    config = settings(tmp_path)
+    with serving(fake_answerer(config), config) as client:
+        client.post("/answer", json={"question": "Who is Shirley Temple?", "session_id": "web-7"})
+        body = client.post("/answer", json={"question": FOLLOW_UP, "session_id": "web-7", "include_trace": True}).json()
+        other = client.post("/answer", json={"question": FOLLOW_UP, "session_id": "web-8"}).json()
+        refused = client.post("/answer", json={"question": FOLLOW_UP, "session_id": "../web-7"})
+    assert body["question"] == FOLLOW_UP and body["standalone_question"] == STANDALONE
+    assert body["trace"]["steps"][0]["action"] == "contextualize"
+    assert other["standalone_question"] == ""  # another session has no earlier turn
+    assert refused.status_code == 422 and refused.json()["detail"][0]["loc"][-1] == "session_id"

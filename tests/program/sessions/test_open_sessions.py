@@ -1,0 +1,12 @@
+"""program/sessions/open_sessions.py: memory by default, files under the data dir when configured."""
+
+from program.sessions.file_store import FileSessionStore
+from program.sessions.memory_store import SessionStore
+from program.sessions.open_sessions import open_sessions
+from program.settings import Settings
+
+
+def test_the_setting_picks_the_store(tmp_path):
+    assert isinstance(open_sessions(Settings(_env_file=None, data_dir=tmp_path)), SessionStore)
+    files = open_sessions(Settings(_env_file=None, data_dir=tmp_path, session_store="file", session_turns=3))
+    assert isinstance(files, FileSessionStore) and files.folder == tmp_path / "sessions" and files.turns == 3
