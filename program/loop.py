@@ -277,13 +277,13 @@ class GatedRAG(dspy.Module):
         return score_answer(criteria, run.verdict_score(), factuality, run.thresholds)
 
     def _repair(self, run: RunState, before: AnswerScore, step) -> None:
-        """One LM rewrite of the answer, told what failed; the rewrite is scored again and kept
-        only if it fixes something and scores no lower (`program.gate.keep_repair`)."""
+        """One LM answer again, told what the answer got wrong; it is scored again and kept only
+        if it fixes something and scores no lower (`program.gate.keep_repair`)."""
         draft, short_answer = run.draft, run.short_answer
         evidence = self._show(run, cited=set(cited_numbers(run.draft)))
         with run.timed("lm"):
             out = self._predict(run, self.repair_answer, dict(short_answer=short_answer, answer=draft),
-                                question=run.asked, draft=draft, problems=list(before.failed), evidence=evidence)
+                                question=run.asked, problems=list(before.failed), evidence=evidence)
         run.set_draft(out.get("answer"), out.get("short_answer"))
         after = self._score(run)
         step.score_after = after.total
