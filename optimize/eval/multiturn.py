@@ -83,8 +83,7 @@ def ask(rag, example, mode: str, time_limit_s: float) -> dict:
     from metrics import evidence_recall, token_f1
 
     session = f"multiturn-{example.qid}" if mode == "on" else None
-    if session:
-        rag(question=example.turn1, session_id=session, time_limit_s=time_limit_s)
+    first = rag(question=example.turn1, session_id=session, time_limit_s=time_limit_s).result if session else None
     started = time.perf_counter()
     pred = rag(question=example.question, session_id=session, time_limit_s=time_limit_s)
     result, seconds = pred.result, time.perf_counter() - started
@@ -96,7 +95,9 @@ def ask(rag, example, mode: str, time_limit_s: float) -> dict:
             "f1": token_f1(example, pred), "evidence_recall": evidence_recall(example, pred),
             "seconds": round(seconds, 2), "lm_calls": result.trace.resources.lm.calls,
             "prompt_tokens": result.trace.resources.lm.prompt,
-            "rewrite_prompt_tokens": sum(s.lm.prompt for s in rewrites), "ended": result.trace.ended}
+            "rewrite_prompt_tokens": sum(s.lm.prompt for s in rewrites), "ended": result.trace.ended,
+            "turn1_short_answer": first.short_answer if first else "", "turn1_ended": first.trace.ended if first else "",
+            "turn1_seconds": round(first.timing.total_s, 2) if first else 0.0}
 
 
 def summarize(rows: list[dict], qids: set[str]) -> dict:

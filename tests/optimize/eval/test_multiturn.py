@@ -34,7 +34,9 @@ def test_sessions_on_find_the_page_the_pronoun_hid_and_a_rerun_resumes(scripted,
     rows = {r["mode"]: r for r in map(json.loads, (out / "results.jsonl").read_text().splitlines())}
     assert rows["on"]["standalone_question"] == STANDALONE and rows["on"]["rule"] == "pronoun"
     assert rows["on"]["evidence_recall"] == 1.0 and rows["on"]["f1"] == 1.0
+    assert rows["on"]["turn1_ended"] == "answered" and rows["on"]["turn1_short_answer"] == "Chief of Protocol"
     assert rows["off"]["standalone_question"] == "" and rows["off"]["evidence_recall"] == 0.0
+    assert rows["off"]["turn1_ended"] == ""  # off never asks turn 1
     summary = json.loads((out / "summary.json").read_text())
     assert summary["conversations"] == 1 and summary["on_minus_off"]["evidence_recall"]["mean"] == 1.0
     assert "sessions on: F1 1.000" in capsys.readouterr().out
