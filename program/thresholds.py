@@ -58,7 +58,7 @@ class Thresholds(BaseModel):
     max_web_searches: int = Field(1, ge=0, le=10)
     web_results: int = Field(3, ge=1, le=10)
     # evidence shown to the LM
-    evidence_tokens: int = Field(500, ge=50, le=8000, description="token budget for the evidence shown to the LM")
+    evidence_tokens: int = Field(400, ge=50, le=8000, description="token budget for the evidence shown to the LM")
     relevance_weight: float = Field(0.7, ge=0.0, le=1.0, description="MMR weight of relevance against novelty when "
                                     "ordering the evidence across sub-queries; 1.0 orders by fused score alone")
     passage_tokens: int = Field(100, ge=20, le=2000, description="token cap for one passage after trimming to its best sentences")
