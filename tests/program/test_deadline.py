@@ -94,16 +94,28 @@ def test_other_errors_pass_through_unchanged(server):
 
 def test_an_interrupted_call_cancels_its_request(server):
     server.mode = "slow"
-    # a real SIGINT, as Ctrl-C sends: _thread.interrupt_main() would not wake a blocked wait
-    ctrl_c = threading.Timer(1.0, signal.pthread_kill, (threading.main_thread().ident, signal.SIGINT))
+    # subtle: Python's own Ctrl-C handler, whatever a library loaded by an earlier test left in place
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    ctrl_c = threading.Thread(target=_ctrl_c_once_in_flight, args=(server,), daemon=True)
     ctrl_c.start()
     try:
         with dspy.context(lm=server.lm(), adapter=dspy.JSONAdapter()):
             with pytest.raises(KeyboardInterrupt):
                 call_within(dspy.Predict(Capital), None, question="France?")  # no limit: waits for Ctrl-C
     finally:
-        ctrl_c.cancel()
+        ctrl_c.join()
+        signal.signal(signal.SIGINT, previous)
     assert server.closed.wait(1.0)
+
+
+def _ctrl_c_once_in_flight(server: FakeOpenAI) -> None:
+    """A real SIGINT, as Ctrl-C sends (_thread.interrupt_main() would not wake a blocked wait),
+    once the request is at the server: sent at a fixed time, it could land before the call."""
+    end = time.monotonic() + 10
+    while not server.in_flight and time.monotonic() < end:
+        time.sleep(0.01)
+    time.sleep(0.2)
+    signal.pthread_kill(threading.main_thread().ident, signal.SIGINT)
 
 
 class Stubborn(dspy.Module):
