@@ -377,13 +377,20 @@ def test_valid_and_unchecked_blocks_cost_no_lm_call_and_are_reported():
     assert [(c.language, c.status) for c in result.code_blocks] == [("python", "valid"), ("rust", "unchecked")]
 
 
-def test_a_program_saved_before_the_code_repair_loads_with_its_default_prompt():
+@pytest.mark.parametrize("missing, signature, tuned", [
+    (("repair_code",), RepairCode, "synthesize"),
+    (("repair_answer",), RepairAnswer, "refine"),
+    (("contextualize", "repair_code"), Contextualize, "decompose"),
+])
+def test_a_program_saved_before_a_later_predictor_loads_with_its_default_prompt(missing, signature, tuned):
+    """`GatedRAG.LATER_PREDICTORS`: a program saved before them keeps its own tuning and gets their default prompt."""
     old = GatedRAG(FakeSearch(CLIFF)).dump_state()
-    del old["repair_code"]
-    old["synthesize"]["signature"]["instructions"] = "tuned synthesizer"
+    for name in missing:
+        del old[name]
+    old[tuned]["signature"]["instructions"] = f"tuned {tuned}"
     loaded = GatedRAG(FakeSearch(CLIFF)).load_state(old)
-    assert loaded.synthesize.signature.instructions == "tuned synthesizer"
-    assert loaded.repair_code.signature.instructions == RepairCode.instructions
+    assert getattr(loaded, tuned).signature.instructions == f"tuned {tuned}"
+    assert getattr(loaded, missing[0]).signature.instructions == signature.instructions
 
 
 def test_the_repair_prompt_travels_with_a_saved_program(tmp_path):
@@ -457,15 +464,6 @@ def test_an_abstention_is_never_repaired():
     assert result.abstained and acceptance_rule(result) == "abstained" and result.trace.resources.lm.calls == 0
 
 
-def test_a_program_saved_before_the_answer_repair_loads_with_its_default_prompt():
-    old = GatedRAG(FakeSearch(CLIFF)).dump_state()
-    del old["repair_answer"]
-    old["refine"]["signature"]["instructions"] = "tuned refiner"
-    loaded = GatedRAG(FakeSearch(CLIFF)).load_state(old)
-    assert loaded.refine.signature.instructions == "tuned refiner"
-    assert loaded.repair_answer.signature.instructions == RepairAnswer.instructions
-
-
 # --- sessions: a follow-up is rewritten to stand alone before planning ---------------------
 
 WHO = "Who is Shirley Temple?"
@@ -535,10 +533,3 @@ def test_a_session_store_that_cannot_write_costs_the_turn_not_the_answer(tmp_pat
     with dspy.context(lm=lm, adapter=lm.adapter):
         result = rag(question=WHO, session_id="a").result
     assert result.answer and result.warnings[-1].startswith("this turn was not kept in session 'a'")
-
-
-def test_a_program_saved_before_the_rewrite_loads_with_its_default_prompt():
-    old = GatedRAG(FakeSearch(CLIFF)).dump_state()
-    del old["contextualize"], old["repair_code"]
-    loaded = GatedRAG(FakeSearch(CLIFF)).load_state(old)
-    assert loaded.contextualize.signature.instructions == Contextualize.instructions

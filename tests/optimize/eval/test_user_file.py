@@ -103,32 +103,22 @@ def test_the_first_bad_line_is_named_and_the_others_counted(tmp_path):
                                 "...); nothing was run")
 
 
-@pytest.mark.parametrize("content, says", [
-    (b'{"question": "Q?", "answer": "x"}\n\n{"question": "Q?", "answer": \n', "line 3: not JSON"),
-    (b'{"question": "Q?", "answer": "x"}\n{"question": "Q\xff?", "answer": "x"}\n', "line 2: not UTF-8 (byte 0xff)"),
-    (b'{"question": "Q?", "answer": "x", "id": 01}\n', "line 1: not JSON"),
-    (b'["Q?", "x"]\n', "line 1: not a JSON object"),
-    (b'{"question": "Q?", "answer": "x"}\n{"question": ' + b"[" * 500 + b"]" * 500 + b"}\n",
+@pytest.mark.parametrize("name, content, says", [
+    ("bad.jsonl", b'{"question": "Q?", "answer": "x"}\n\n{"question": "Q?", "answer": \n', "line 3: not JSON"),
+    ("bad.jsonl", b'{"question": "Q?", "answer": "x"}\n{"question": "Q\xff?", "answer": "x"}\n', "line 2: not UTF-8 (byte 0xff)"),
+    ("bad.jsonl", b'{"question": "Q?", "answer": "x", "id": 01}\n', "line 1: not JSON"),
+    ("bad.jsonl", b'["Q?", "x"]\n', "line 1: not a JSON object"),
+    ("bad.jsonl", b'{"question": "Q?", "answer": "x"}\n{"question": ' + b"[" * 500 + b"]" * 500 + b"}\n",
      "line 2: nested deeper than 64 levels"),
+    ("bad.csv", b"answer,question\nx,Q?\ny\n", "line 3: question: empty"),  # a cell short
+    ("bad.csv", b"question,answer\nQ?,x,extra\n", "line 2: 3 cells; the header has 2"),
+    ("bad.csv", b"question,answer\nQ?,x\n\xfe,y\n", "line 3: not UTF-8 (byte 0xfe)"),
+    ("bad.csv", b'question,answer\nQ?,"a"b\n', "line 2: not CSV"),
+    ("bad.csv", b"answer\nx\n", "line 2: missing key 'question'"),
+    ("bad.csv", b'question,answers\nQ?,"' + b"[" * 100 + b'"\n', "line 2: answers: nested deeper than 64 levels"),
 ])
-def test_a_jsonl_file_that_does_not_parse_is_named_with_its_line(tmp_path, content, says):
-    path = tmp_path / "bad.jsonl"
-    path.write_bytes(content)
-    with pytest.raises(DatasetFileError) as error:
-        read_examples(path)
-    assert str(error.value).startswith(f"{path} {says}") and "\n" not in str(error.value)
-
-
-@pytest.mark.parametrize("content, says", [
-    (b"answer,question\nx,Q?\ny\n", "line 3: question: empty"),  # a cell short
-    (b"question,answer\nQ?,x,extra\n", "line 2: 3 cells; the header has 2"),
-    (b"question,answer\nQ?,x\n\xfe,y\n", "line 3: not UTF-8 (byte 0xfe)"),
-    (b'question,answer\nQ?,"a"b\n', "line 2: not CSV"),
-    (b"answer\nx\n", "line 2: missing key 'question'"),
-    (b'question,answers\nQ?,"' + b"[" * 100 + b'"\n', "line 2: answers: nested deeper than 64 levels"),
-])
-def test_a_csv_file_names_its_bad_line(tmp_path, content, says):
-    path = tmp_path / "bad.csv"
+def test_a_file_that_does_not_parse_is_named_with_its_line(tmp_path, name, content, says):
+    path = tmp_path / name
     path.write_bytes(content)
     with pytest.raises(DatasetFileError) as error:
         read_examples(path)
