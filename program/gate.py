@@ -3,7 +3,9 @@
 Signals first: a question whose sub-queries and entities are covered, with a clear score
 cliff, is answered with no judge call; a clear gap goes straight to the right expansion
 (neighbouring chunks, the web, or a doc re-query); the LM judge is asked only in the
-ambiguous band, and its verdict can send the loop on. Budgets are counted here too
+ambiguous band, and its verdict can send the loop on. The only refusal made with no LM call is
+for a question retrieval found nothing on topic for; every other "I don't know" is the reader's,
+and a short answer that none of its cited passages uses is no answer. Budgets are counted here too
 (`budget_left`), and web queries are chosen here (`web_queries`). Once answered, the answer's
 score decides whether it gets its one repair (`decide_acceptance`). No LM, no retrieval, no I/O:
 every rule can be tested with hand-built inputs, and each decision names the rule that fired.
@@ -50,6 +52,7 @@ class Progress:
     has_draft: bool = False
     draft_current: bool = False  # the draft was written over the evidence as it is now
     draft_unknown: bool = False  # the draft's short answer says the evidence lacks it
+    answer_support: float = 1.0  # how much of the draft's short answer its cited passages use (see signals.answer_support)
     verdict: Verdict | None = None  # the judge's verdict over the current evidence, if any
     question: str = ""
     expansions: int = 0  # retrieval rounds after the first
@@ -76,22 +79,17 @@ def decide(s: Signals, p: Progress, b: Budget, t: Thresholds) -> Decision:
     verdict = p.verdict
     if verdict is not None and not verdict.readable:
         return _finish("judge_unreadable", "the judge's output could not be read; answering from the evidence", p)
+    if p.draft_current and not p.draft_unknown and p.answer_support < t.answer_support:
+        return _unsupported(p, b)
     if verdict is not None and verdict.sufficient and verdict.confidence >= t.answer_confidence:
         return _finish("judge_sufficient", f"the judge finds the evidence sufficient (confidence {verdict.confidence:.2f})", p)
-    if (verdict is None and s.covered(t) and not missing_pages(s, t) and not _hop_missed(s, p)
+    if s.best < t.off_topic_similarity and not p.searched_web:
+        return _off_topic(s, p, b)
+    if (verdict is None and s.covered(t) and not s.compared_pageless and not _hop_pending(s, p)
             and s.cliff >= t.cliff_to_answer and not s.plateau):
         return _finish("covered_with_cliff", f"every sub-query, entity and question term covered, score cliff {s.cliff:.2f}", p)
     if b.iterations > 0 and (expand := _expand(s, p, b, t)) is not None:
         return expand
-    gap = s.missing_entities or (s.pageless_gaps if b.web_searches <= 0 else ())  # with the web left, the judge's call
-    # subtle: page titles speak for the collection only; a web result's title ("Ed Wood - Wikipedia")
-    # is never a name's page, so once the web has had its say, a missing page is no reason to abstain.
-    # With the web still to try, only a comparison's missing side is: the question's names all
-    # lacking pages is as often a character or a nickname (about half the time on HotpotQA dev).
-    unsourced = () if p.searched_web else s.compared_pageless if b.web_searches > 0 else missing_pages(s, t)
-    if ((gap and s.best < t.abstain_similarity) or unsourced) and not (verdict and verdict.sufficient):
-        return Decision("abstain", "gap_unresolved", f"{_lacks(s, gap, unsourced)}, and nothing left can close the gap",
-                        ended="abstained")
     if verdict is None and b.judge_calls > 0 and b.iterations > 0:
         return Decision("judge", "ambiguous", f"signals are inconclusive (cliff {s.cliff:.2f}, best {s.best:.2f}, "
                         f"entities {s.entity_coverage:.0%}, terms {s.term_coverage:.0%}): the LM judges and drafts")
@@ -99,6 +97,25 @@ def decide(s: Signals, p: Progress, b: Budget, t: Thresholds) -> Decision:
         return _finish("gaps_left", f"the judge's gaps ({_names(verdict.gaps)}) remain and no budget can close them",
                        p, ended="budget_exhausted")
     return _finish("best_effort", "nothing left worth a round: answering from the evidence", p)
+
+
+def _unsupported(p: Progress, b: Budget) -> Decision:
+    """A draft whose short answer none of its cited passages uses is no answer: the judge reads
+    the evidence again if it has not yet, and otherwise the loop says it does not know."""
+    said = f"no passage the answer cites uses its short answer (support {p.answer_support:.2f})"
+    if p.verdict is None and b.judge_calls > 0 and b.iterations > 0:
+        return Decision("judge", "answer_unsupported", f"{said}: the judge reads the evidence again")
+    return Decision("abstain", "answer_unsupported", said, ended="abstained")
+
+
+def _off_topic(s: Signals, p: Progress, b: Budget) -> Decision:
+    """Retrieval found nothing on topic: the web if there is one, else the one refusal with no LM call."""
+    found = f"the best passage is only {s.best:.2f} similar" if s.best >= 0 else "no passage was found"
+    web = web_queries(s, p, own=(p.question,))
+    if b.web_searches > 0 and b.iterations > 0 and web:
+        return Decision("search_web", "off_topic_to_web", f"{found}: nothing in the collection is on topic", queries=web)
+    return Decision("abstain", "nothing_on_topic", f"{found}: nothing in the collection is on topic",
+                    ended="abstained")
 
 
 def decide_acceptance(score: AnswerScore, abstained: bool, seconds: float | None, t: Thresholds) -> Decision:
@@ -134,7 +151,7 @@ def keep_repair(before: AnswerScore, after: AnswerScore) -> bool:
 def _expand(s: Signals, p: Progress, b: Budget, t: Thresholds) -> Decision | None:
     """An expansion for a clear gap, or for the gap the judge named; None when there is none worth a round."""
     gap = s.uncovered or s.missing_entities
-    term_gap = s.term_coverage < t.term_coverage or _hop_missed(s, p)
+    term_gap = s.term_coverage < t.term_coverage or _hop_pending(s, p)
     if not gap and term_gap and (hop := _second_hop(s, p, b)) is not None:
         return hop  # before diminishing returns: a doc hop that found nothing is what sends it to the web
     if (unsourced := s.compared_pageless) and b.web_searches > 0 and not p.searched_web:
@@ -179,18 +196,6 @@ def _judged_gap_open(s: Signals, p: Progress, t: Thresholds) -> bool:
     return p.verdict is not None and not p.verdict.sufficient and s.saturation < t.saturation
 
 
-def missing_pages(s: Signals, t: Thresholds) -> tuple[str, ...]:
-    """The names whose pages the answer would come from, when the collection's pool has none of
-    them: a comparison side with no page of its own (each side needs its own), or every name of
-    the question pageless while the best hit is weak or no passage even mentions them. Other
-    pages may mention the names; they are not where the answer is. Empty otherwise."""
-    if s.compared_pageless:
-        return s.compared_pageless
-    orphaned = s.named > 0 and len(s.pageless) == s.named
-    weak = s.best < t.abstain_similarity or s.entity_coverage == 0
-    return s.pageless if orphaned and weak else ()
-
-
 def _second_hop(s: Signals, p: Progress, b: Budget) -> Decision | None:
     """A bridge question whose second page is missing: the evidence never uses some of the
     question's terms, and no passage is about the name it goes through. First the collection,
@@ -210,19 +215,22 @@ def _second_hop(s: Signals, p: Progress, b: Budget) -> Decision | None:
     return None
 
 
+def _hop_pending(s: Signals, p: Progress) -> bool:
+    """The evidence names bridges, none with a passage about it, that the collection was never
+    searched for, or was searched for in vain ("Damerjog is a town in ... Djibouti": the question asks about
+    Djibouti's president, and no passage on Djibouti is at hand). Covered names are not enough."""
+    if s.compared and not s.compared_pageless:
+        return False  # a comparison with both pages at hand has its answer there: no name to go through
+    untried = not any(b in p.tried_docs for b in s.bridges)
+    return bool(s.bridges) and s.unmet_bridges == s.bridges and (untried or _hop_missed(s, p))
+
+
 def _hop_missed(s: Signals, p: Progress) -> bool:
     """The collection was searched for a bridge name and still has no page on any, and the web
     has not been tried: the hop missed, whatever terms its other hits happened to use
     ("formerly known" in some other conference's page does not say what this one was called)."""
     tried = any(b in p.tried_docs for b in s.bridges)
     return tried and s.unmet_bridges == s.bridges and not p.searched_web
-
-
-def _lacks(s: Signals, gap: tuple[str, ...], unsourced: tuple[str, ...]) -> str:
-    if unsourced:
-        return f"no passage is the page of {_names(unsourced)}"
-    best = f"its best passage is only {s.best:.2f} similar" if s.best >= 0 else "no passage was found"
-    return f"the evidence {'never mentions' if s.missing_entities else 'does not cover'} {_names(gap)} and {best}"
 
 
 def _finish(rule: str, reason: str, p: Progress, ended: Ending = "answered") -> Decision:

@@ -24,7 +24,7 @@ from program.provenance import web_sourced
 from program.redaction import redact
 from program.result import (Acceptance, Action, Citation, CodeCheck, Ending, Resources, Result, Source, Step, Timing,
                             Tokens, Trace)
-from program.signals import Signals
+from program.signals import Signals, answer_support
 from program.thresholds import Thresholds
 
 # what a small LM writes for "the evidence does not say"
@@ -116,12 +116,18 @@ class RunState:
         return Progress(question=self.question, has_draft=bool(self.draft),
                         draft_current=self._draft_version == self._evidence_version,
                         draft_unknown=says_unknown(self.short_answer), verdict=current,
+                        answer_support=answer_support(self.short_answer, self._cited_texts()),
                         expansions=self.resources.doc_queries + self.resources.web_searches,
                         doc_rounds=self.resources.doc_queries,
                         last_found_nothing=self._last_expansion_found_nothing(),
                         tried_docs=frozenset(self.memory.tried) - self.searched_web,
                         searched_web=frozenset(self.searched_web),
                         web_sourced_gaps=web_sourced(current.gaps, self.asked, self.pool.passages) if current else frozenset())
+
+    def _cited_texts(self) -> list[str]:
+        """The passages the draft cites, as shown; all shown ones when it cites none."""
+        cited = set(cited_numbers(self.draft))
+        return [f"{s.passage.title} {s.text}" for s in self.shown if s.n in cited or not cited]
 
     def _last_expansion_found_nothing(self) -> bool:
         expansions = [s for s in self.steps if s.action in ("expand_locality", "query_docs", "search_web")]

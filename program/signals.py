@@ -17,6 +17,7 @@ from __future__ import annotations
 import re
 import unicodedata
 from dataclasses import asdict, dataclass, replace
+from pathlib import PurePosixPath
 
 import numpy as np
 from py_rust_stemmers import SnowballStemmer
@@ -29,11 +30,15 @@ from program.thresholds import Thresholds
 _WORD = re.compile(r"[a-z0-9]+")
 _LATIN = re.compile(r"[A-Za-z]")
 _DISAMBIGUATION = re.compile(r"\s*\([^)]*\)\s*$")
+# where a title's subject ends and its description starts: "json — JSON encoder", "S3: Buckets"
+_TITLE_TAIL = re.compile(r"\s+[—–-]\s+|:\s+|\s+\|\s+")
 # subtle: the second passage after a cliff is often a two-hop question's bridge, so a cut keeps it
 MIN_KEPT = 2
 # question words that say how to ask, not what to find: no passage needs to use them
 _ASKING = frozenset("any both but besides during many much same someone something other also older younger "
                     "higher lower more less most least first last whose well just only".split())
+# short answers that are no span of any passage: the passages state them, they do not spell them
+_NOT_SPANS = frozenset("yes no true false".split())
 # the English Snowball stemmer (the one fastembed's BM25 uses): "located"/"location", "seated"/"seats"
 _STEM = SnowballStemmer("english").stem_word
 
@@ -149,15 +154,25 @@ def _can_bridge(name: str, sentence: str) -> bool:
 
 
 def has_page(name: str, pool: list[Passage]) -> bool:
-    """Some passage is about the name: its title names it, or the name holds the title."""
-    return any(mentions(name, p.title) or mentions(p.title, name) for p in pool)
+    """Some passage is about the name: one of its subjects (see `subjects`) names it, or the name holds one."""
+    return any(mentions(name, subject) or mentions(subject, name) for p in pool for subject in subjects(p))
 
 
-def titled_after(name: str, title: str) -> bool:
-    """The title is the name's own page: the same words, case, accents and a trailing
-    disambiguation ("Hayden (musician)") aside. Stricter than `has_page`: a page that merely
-    holds the name ("David Beckham Academy") is about something else."""
-    return _folded(name) in (_folded(title), _folded(_DISAMBIGUATION.sub("", title)))
+def subjects(p: Passage) -> list[str]:
+    """What a passage says it is about, from what any corpus has: its title, the title's lead before a
+    separator ("json — JSON encoder and decoder", "Amazon S3: Buckets"), its heading path and its file's
+    name. Wikipedia's "Hayden (musician)" is one case of a title with a tail."""
+    title = _DISAMBIGUATION.sub("", p.title)
+    lead = _TITLE_TAIL.split(title, maxsplit=1)[0]
+    stem = PurePosixPath(p.origin.split("!/")[-1].split("?")[0]).stem if p.origin else ""
+    return [t for t in dict.fromkeys((p.title, title, lead, *p.heading_path, stem)) if t.strip()]
+
+
+def titled_after(name: str, p: Passage) -> bool:
+    """The passage is the name's own: one of its subjects is the name, case, accents and
+    punctuation aside. Stricter than `has_page`: a page that merely holds the name ("David
+    Beckham Academy") is about something else."""
+    return any(_folded(name) == _folded(subject) for subject in subjects(p))
 
 
 def _has_own_page(name: str, pool: list[Passage], question: str) -> bool:
@@ -165,7 +180,7 @@ def _has_own_page(name: str, pool: list[Passage], question: str) -> bool:
     spells out in full: the extractor split "Letters to Cleo" and "Mahbub ul Haq" at their small
     words, but the question still names the page."""
     spelled = f" {_folded(question)} "
-    return any(titled_after(name, p.title) or (mentions(name, p.title) and f" {_folded(p.title)} " in spelled)
+    return any(titled_after(name, p) or (mentions(name, p.title) and f" {_folded(p.title)} " in spelled)
                for p in pool)
 
 
@@ -188,6 +203,16 @@ def _term_scope(entities: list[str], pool: list[Passage], text: str) -> str:
 def _folded(text: str) -> str:
     ascii_text = unicodedata.normalize("NFKD", text).encode("ascii", "ignore").decode()
     return " ".join(_WORD.findall(ascii_text.lower()))
+
+
+def answer_support(short_answer: str, cited: list[str]) -> float:
+    """The largest share of the short answer's words, by stem, that one cited passage uses; 1.0
+    for an answer that is not a span (yes or no) and for none at all. A small LM's guess from
+    its own knowledge, or a word picked from the question, is in none of them."""
+    wanted = {_STEM(w) for w in terms(short_answer)} - _NOT_SPANS
+    if not wanted:
+        return 1.0
+    return max((len(wanted & {_STEM(w) for w in terms(text)}) / len(wanted) for text in cited), default=0.0)
 
 
 def redundancy(vectors: list[list[float]], cosine: float) -> float:

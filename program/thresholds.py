@@ -45,10 +45,12 @@ class Thresholds(BaseModel):
     # the judge, called only in the ambiguous band
     answer_confidence: float = Field(0.7, ge=0.0, le=1.0, description="judge confidence at or above which a "
                                      "sufficient verdict answers")
-    abstain_similarity: float = Field(0.65, ge=-1.0, le=1.0, description="with a gap no budget can close (an "
-                                      "entity never mentioned, a sub-query not covered) and the question's best hit "
-                                      "under this, the loop abstains; a question none of whose names has its own "
-                                      "page, with its best hit under this, abstains when there is no web")
+    off_topic_similarity: float = Field(0.3, ge=-1.0, le=1.0, description="a question whose best hit is under "
+                                        "this found nothing on topic: the only refusal made with no LM call (after "
+                                        "the web, when there is one); every other \"I don't know\" comes from reading")
+    answer_support: float = Field(0.5, ge=0.0, le=1.0, description="share of a short answer's words that one of the "
+                                  "passages it cites must use; under it the answer is not in its evidence, and the "
+                                  "judge reads again (or the loop abstains)")
     web_gap_similarity: float = Field(0.55, ge=-1.0, le=1.0, description="a sub-query the collection has no page "
                                       "for goes to the web only when the question's best hit is under this")
     # budgets

@@ -21,7 +21,8 @@ from tests.program.fake_engine import DOCS, FOLLOW_UP, STANDALONE, signature_lm
 QUESTION = "Which office did the star of the film Kiss and Tell hold later?"
 CLIFF = [passage("Kiss and Tell", "Kiss and Tell is a 1945 film starring Shirley Temple as Corliss Archer. "
                  "She would later hold an office.", similarity=0.8),
-         passage("Meet Corliss Archer", "Meet Corliss Archer was a radio program in the film era.", similarity=0.3)]
+         passage("Shirley Temple", "Shirley Temple was a child star of the film era.", similarity=0.3),
+         passage("Meet Corliss Archer", "Meet Corliss Archer was a radio program in the film era.", similarity=0.28)]
 FLAT = [p.model_copy(update={"similarity": 0.6}) for p in CLIFF]
 WEB = [passage("Shirley Temple", "Shirley Temple served as Chief of Protocol of the United States.", source="web")]
 
@@ -76,7 +77,7 @@ def test_flat_scores_ask_the_judge_whose_draft_is_the_answer():
 def test_the_judges_gaps_re_query_the_collection_without_a_rewrite_call():
     search = FakeSearch(FLAT + [passage("Protocol", "Protocol chiefs lead diplomatic ceremonies.", similarity=0.6)])
     lm = scripted_lm(verdict(False, 0.2, ["Protocol chiefs"]),
-                     draft("Chief of Protocol", "Chief of Protocol [3]."))
+                     draft("Chief of Protocol", "Chief of Protocol [4]."))
     result = run(lm, search=search)
     assert actions(result) == ["decompose", "retrieve", "judge", "query_docs", "refine", "answer", "score"]
     assert search.queries[-1] == "Protocol chiefs"
@@ -94,7 +95,7 @@ def test_with_no_gaps_named_by_the_judge_the_rewrite_differs_from_every_tried_qu
 
 def test_a_judged_gap_the_collection_cannot_close_goes_to_the_web_and_refines_over_its_result():
     web, search = FakeWeb(WEB), FakeSearch(FLAT)
-    lm = scripted_lm(verdict(False, 0.1, ["Shirley Temple career"]), draft("Chief of Protocol", "Chief of Protocol [3]."))
+    lm = scripted_lm(verdict(False, 0.1, ["Shirley Temple career"]), draft("Chief of Protocol", "Chief of Protocol [4]."))
     result = run(lm, web=web, search=search)
     assert actions(result) == ["decompose", "retrieve", "judge", "query_docs", "search_web", "refine", "answer", "score"]
     assert rules(result)[1:3] == ["judge_gap_docs", "judge_gap_web"]
@@ -137,13 +138,28 @@ def test_a_name_the_evidence_never_mentions_goes_to_the_web_before_any_lm_call()
     assert web.queries == ["Ed Wood direct", "Ed Wood"] and result.short_answer == "Plan 9"
 
 
-def test_a_missing_entity_with_no_web_abstains_with_no_lm_call():
+def test_nothing_on_topic_with_no_web_abstains_with_no_lm_call():
     question = "What did Ed Wood direct?"
-    docs = [passage("Scott Derrickson", "Scott Derrickson is an American director.", similarity=0.3)]
+    docs = [passage("Scott Derrickson", "Scott Derrickson is an American director.", similarity=0.1)]
     result = run(scripted_lm(), docs=docs, question=question)
-    assert actions(result) == ["decompose", "retrieve", "abstain", "score"] and rules(result) == ["gap_unresolved"]
+    assert actions(result) == ["decompose", "retrieve", "abstain", "score"] and rules(result) == ["nothing_on_topic"]
     assert result.abstained and result.short_answer == "" and result.trace.ended == "abstained"
     assert result.trace.resources.lm.calls == 0
+
+
+def test_an_on_topic_pool_that_never_names_the_entity_is_read_and_the_reader_says_unknown():
+    question = "What did Ed Wood direct?"
+    docs = [passage("Scott Derrickson", "What Scott Derrickson did was direct horror films.", similarity=0.45)]
+    result = run(scripted_lm(verdict(True, 0.8, short="unknown", answer="The passages do not say [1].")),
+                 docs=docs, question=question, web=None)
+    assert rules(result)[0] == "ambiguous" and result.abstained and result.trace.resources.lm.calls == 1
+
+
+def test_a_short_answer_no_cited_passage_uses_is_judged_again_then_refused():
+    result = run(scripted_lm(draft("Prime Minister", "She became Prime Minister [1]."),
+                             verdict(True, 0.9, short="Prime Minister", answer="Prime Minister [1].")), docs=CLIFF)
+    assert rules(result) == ["covered_with_cliff", "answer_unsupported", "answer_unsupported"]
+    assert result.abstained and result.trace.resources.lm.calls == 2
 
 
 def test_a_draft_that_says_unknown_is_an_abstention():

@@ -128,9 +128,19 @@ def test_measure_reports_the_term_gap_and_the_bridges_with_no_page():
     ("david beckham", "David Beckham", True),
     ("David Beckham", "David Beckham Academy", False),
     ("Ed Wood", "Edward Wood", False),
+    ("JSON", "json — JSON encoder and decoder", True),  # a Sphinx page: the module, then what it is
+    ("Amazon S3", "Amazon S3: Buckets and objects", True),
+    ("Python", "functools — Higher-order functions", False),
 ])
 def test_a_page_titled_after_a_name_is_its_own_page_disambiguation_and_accents_aside(name, title, own):
-    assert titled_after(name, title) is own
+    assert titled_after(name, passage(title, "text")) is own
+
+
+def test_a_passage_is_a_name_s_own_by_its_heading_path_or_file_name_too():
+    section = passage("Amazon Forecast", "Each dataset holds at most 3 billion rows.").model_copy(
+        update={"heading_path": ["Amazon Forecast", "Quotas"], "origin": "guides.tar.gz!/forecast/limits.md"})
+    assert titled_after("Quotas", section) and titled_after("limits", section)
+    assert not titled_after("DynamoDB", section)
 
 
 def test_a_bridge_is_never_a_capitalised_first_word_a_short_acronym_or_a_foreign_script():
