@@ -9,7 +9,7 @@ from program.criteria import CriteriaReport
 from program.gate import (Budget, Progress, Verdict, budget_left, decide, decide_acceptance, keep_repair, spend,
                           web_queries)
 from program.result import Factuality, Resources
-from program.signals import Signals, measure
+from program.signals import Signals, measure, titled_after
 from program.thresholds import Thresholds
 from tests.conftest import passage
 
@@ -336,3 +336,16 @@ def test_a_repair_is_kept_only_when_it_fixes_something_and_scores_no_lower():
 def test_an_uncovered_sub_query_with_its_page_at_hand_does_not_keep_a_question_from_the_cliff():
     d = decide(signals(uncovered=("Buck-Tick hail",)), Progress(), FULL, T)
     assert (d.action, d.rule) == ("draft", "covered_with_cliff")
+
+
+def test_a_documentation_question_naming_a_language_with_no_page_of_its_own_is_read_not_refused():
+    # a Sphinx reference: no page is titled "Python"; the right page ranks first, and its text never says "Python"
+    q = "What does shutil.which return in Python if no command is found?"
+    which = passage("shutil — High-level file operations", "shutil.which(cmd) returns the path to an executable; "
+                    "if no cmd would be called, None is returned.", similarity=0.58).model_copy(
+        update={"heading_path": ["shutil — High-level file operations", "Directory and files operations"],
+                "origin": "html/library/shutil.html"})
+    s = measure({q: [0.58, 0.41]}, q, ["Python", "shutil.which"], [which], T)
+    assert "Python" in s.pageless and s.missing_entities == ("Python",)
+    assert decide(s, Progress(question=q), NO_WEB, T).action == "judge"
+    assert titled_after("shutil", which)
