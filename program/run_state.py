@@ -116,7 +116,7 @@ class RunState:
         return Progress(question=self.question, has_draft=bool(self.draft),
                         draft_current=self._draft_version == self._evidence_version,
                         draft_unknown=says_unknown(self.short_answer), verdict=current,
-                        answer_support=answer_support(self.short_answer, self._cited_texts()),
+                        answer_support=answer_support(self.short_answer, self._cited_texts(), self.question),
                         expansions=self.resources.doc_queries + self.resources.web_searches,
                         doc_rounds=self.resources.doc_queries,
                         last_found_nothing=self._last_expansion_found_nothing(),

@@ -39,6 +39,11 @@ _ASKING = frozenset("any both but besides during many much same someone somethin
                     "higher lower more less most least first last whose well just only".split())
 # short answers that are no span of any passage: the passages state them, they do not spell them
 _NOT_SPANS = frozenset("yes no true false".split())
+# questions whose answer is one of their own names, and questions whose answer is a number
+_CHOICE = re.compile(r"\b(or|both|either|neither|same|which (one|of))\b", re.IGNORECASE)
+_COUNTING = re.compile(r"\bhow (many|much|long|old|far|tall|big|large)\b|\b(what|which) year\b", re.IGNORECASE)
+_NUMBER = re.compile(r"\d|\b(one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|twenty|thirty|forty|"
+                     r"fifty|hundred|thousand|million|billion|dozen|several|many|few)\b", re.IGNORECASE)
 # the English Snowball stemmer (the one fastembed's BM25 uses): "located"/"location", "seated"/"seats"
 _STEM = SnowballStemmer("english").stem_word
 
@@ -205,14 +210,28 @@ def _folded(text: str) -> str:
     return " ".join(_WORD.findall(ascii_text.lower()))
 
 
-def answer_support(short_answer: str, cited: list[str]) -> float:
+def answer_support(short_answer: str, cited: list[str], question: str = "") -> float:
     """The largest share of the short answer's words, by stem, that one cited passage uses; 1.0
-    for an answer that is not a span (yes or no) and for none at all. A small LM's guess from
-    its own knowledge, or a word picked from the question, is in none of them."""
+    for an answer that is not a span (yes or no) and for none at all; 0.0 for one that does not
+    fit the question (see `fits_question`). A small LM's guess from its own knowledge, or a name
+    echoed from the question, is no reading of the passages."""
     wanted = {_STEM(w) for w in terms(short_answer)} - _NOT_SPANS
     if not wanted:
         return 1.0
+    if question and not fits_question(short_answer, question):
+        return 0.0
     return max((len(wanted & {_STEM(w) for w in terms(text)}) / len(wanted) for text in cited), default=0.0)
+
+
+def fits_question(short_answer: str, question: str) -> bool:
+    """The short answer adds something to the question: not only the question's own words
+    (unless the question offers a choice: "A or B?", "both"), and a number where it asks how
+    many, how much or which year."""
+    said = {_STEM(w) for w in terms(short_answer)}
+    asked = {_STEM(w) for w in terms(question)}
+    if said <= asked and not _CHOICE.search(question):
+        return False
+    return not _COUNTING.search(question) or bool(_NUMBER.search(short_answer))
 
 
 def redundancy(vectors: list[list[float]], cosine: float) -> float:

@@ -2,7 +2,7 @@
 
 import pytest
 
-from program.signals import (adaptive_cut, bridge_entities, has_page, is_plateau, measure, mentions, question_terms,
+from program.signals import (adaptive_cut, answer_support, bridge_entities, fits_question, has_page, is_plateau, measure, mentions, question_terms,
                              titled_after,
                              redundancy, score_cliff, unused_terms)
 from program.thresholds import Thresholds
@@ -195,3 +195,21 @@ def test_after_a_web_search_a_bridge_question_s_terms_count_in_the_web_s_pages_t
     found = passage("Androscoggin Colisee - Wikipedia", "The arena can seat 4,000 people.", source="web")
     s = measure({q: [0.7]}, q, ["Lewiston Maineiacs"], [team, found], T, searched_web={q})
     assert s.missing_terms == () and s.covered(T)
+
+
+@pytest.mark.parametrize("short, question, fits", [
+    ("Victoria Cross", "who is awarded the honour of victoria cross", False),  # an echo of the question
+    ("Ed Wood", "Who is older, Scott Derrickson or Ed Wood?", True),  # a choice the question offers
+    ("Jacob", "how many episodes of supergirl is superman in", False),  # not a number
+    ("three", "how many episodes of supergirl is superman in", True),
+    ("128", "What is the default maxsize of functools.lru_cache?", True),
+])
+def test_a_short_answer_fits_its_question_when_it_adds_to_it(short, question, fits):
+    assert fits_question(short, question) is fits
+
+
+def test_answer_support_is_the_share_of_the_answer_one_cited_passage_uses():
+    cited = ["Shirley Temple served as Chief of Protocol.", "Kiss and Tell is a film."]
+    assert answer_support("Chief of Protocol", cited, "Which office did she hold?") == 1.0
+    assert answer_support("Prime Minister", cited, "Which office did she hold?") == 0.0
+    assert answer_support("yes", cited, "Was she an actress?") == 1.0
