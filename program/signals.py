@@ -40,7 +40,7 @@ _ASKING = frozenset("any both but besides during many much same someone somethin
 # short answers that are no span of any passage: the passages state them, they do not spell them
 _NOT_SPANS = frozenset("yes no true false".split())
 # questions whose answer is one of their own names, and questions whose answer is a number
-_CHOICE = re.compile(r"\b(or|both|either|neither|same|which (one|of))\b", re.IGNORECASE)
+_CHOICE = re.compile(r"\b(or|both|either|neither|same|between|which (one|of))\b", re.IGNORECASE)
 _COUNTING = re.compile(r"\bhow (many|much|long|old|far|tall|big|large)\b|\b(what|which) year\b", re.IGNORECASE)
 _NUMBER = re.compile(r"\d|\b(one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|twenty|thirty|forty|"
                      r"fifty|hundred|thousand|million|billion|dozen|several|many|few)\b", re.IGNORECASE)
