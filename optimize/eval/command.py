@@ -76,6 +76,21 @@ def compare_command(args: argparse.Namespace) -> int:
     return 0
 
 
+def corpora_command(args: argparse.Namespace) -> int:
+    from optimize.eval.corpora import corpora_blocks, corpora_table, read_summary
+    from optimize.eval.document import to_markdown, to_text
+
+    settings = _eval_settings(args)
+    folders = [run_folder(settings, name) for name in args.runs]
+    if missing := [f for f in folders if not (f / "summary.json").is_file()]:
+        raise UsageError(f"no summary.json in {missing[0]}: the run has not finished")
+    summaries = [read_summary(f) for f in folders]
+    print(to_text(corpora_table(summaries)))
+    args.out.write_text(to_markdown(corpora_blocks(summaries), "."), encoding="utf-8")
+    print(f"written: {args.out}")
+    return 0
+
+
 def _dataset_split(args: argparse.Namespace):
     """The dataset and the split to run: a named dataset needs --split; a file runs every row without one."""
     from optimize.eval.example_schema import DatasetError, DatasetFileError
@@ -204,3 +219,11 @@ def add_parsers(sub, positive_int) -> None:
     cmp.add_argument("--out", type=Path, help="where to write the Markdown (default: <run B>/compare.md)")
     cmp.add_argument("--data-dir", type=Path)
     cmp.set_defaults(run=compare_command)
+    side = sub.add_parser("corpora", help="several eval runs side by side: one row per corpus and system", description=(
+        "Read each run's summary.json and print one table, a row per corpus and system: F1, evidence recall, "
+        "abstention on answerable and unanswerable questions, LM calls, prompt tokens and p50 against single pass "
+        "in the same run; written as Markdown too."))
+    side.add_argument("runs", nargs="+", help="run ids (under <data dir>/runs) or run folders")
+    side.add_argument("--out", type=Path, required=True, help="where to write the Markdown table")
+    side.add_argument("--data-dir", type=Path)
+    side.set_defaults(run=corpora_command)

@@ -1,0 +1,59 @@
+"""Several eval runs side by side, one row per corpus and system: the table every gate change is read from.
+
+A rule or threshold earns its place only if it helps on every labelled corpus at hand, so a gate
+change is run on each (HotpotQA, MuSiQue, ClapNQ, the AWS documentation, a user's own) and read
+here in one table: answer quality, evidence recall, abstention apart on answerable and on
+unanswerable questions, LM calls, prompt tokens, and each system's p50 against single pass's in
+the same run. Reads each run's summary.json; runs nothing.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from optimize.eval.document import Block, Heading, Table, Text, number
+from optimize.eval.summary import RunSummary, Share, SystemSummary
+
+HEADERS = ["corpus", "split", "system", "n", "F1", "EM", "evidence recall", "abstained (answerable)",
+           "abstained (unanswerable)", "LM calls/q", "prompt tok/q", "p50 s", "p50 / single pass"]
+BASELINE = "single_pass"
+
+
+def read_summary(folder: Path) -> RunSummary:
+    return RunSummary.model_validate_json((folder / "summary.json").read_text(encoding="utf-8"))
+
+
+def corpora_table(summaries: list[RunSummary]) -> Table:
+    rows = [_row(s, system) for s in summaries for system in s.systems]
+    return Table(HEADERS, rows)
+
+
+def corpora_blocks(summaries: list[RunSummary]) -> list[Block]:
+    conditions = sorted({f"web {s.web or 'default'}" + (", gold hidden" if s.hide_gold else "") for s in summaries})
+    return [Heading("The gate on every corpus", 1),
+            Text(f"{len(summaries)} runs ({'; '.join(conditions)}). Each p50 ratio is against single pass in the "
+                 "same run; abstention is shown apart on answerable and unanswerable questions."),
+            corpora_table(summaries)]
+
+
+def _row(run: RunSummary, system: SystemSummary) -> list[str]:
+    m = system.metrics
+    baseline = next((s for s in run.systems if s.system == BASELINE), None)
+    ratio = system.latency_p50_s / baseline.latency_p50_s if baseline and baseline.latency_p50_s else None
+    return [_corpus(run), run.split, system.system, str(system.n), _mean(m, "f1"), _mean(m, "exact_match"),
+            _mean(m, "evidence_recall"), _share(system.abstained_answerable), _share(system.abstained_unanswerable),
+            _mean(m, "lm_calls", 2), _mean(m, "prompt_tokens", 0), number(system.latency_p50_s, 2),
+            number(ratio, 2) + ("×" if ratio is not None else "")]
+
+
+def _corpus(run: RunSummary) -> str:
+    name = Path(run.dataset).parent.name if run.dataset.endswith((".jsonl", ".csv", ".parquet")) else run.dataset
+    return name + (" (gold hidden)" if run.hide_gold else "")
+
+
+def _mean(metrics: dict, name: str, digits: int = 3) -> str:
+    return number(metrics[name].mean, digits) if name in metrics else "–"
+
+
+def _share(share: Share) -> str:
+    return f"{share.hits}/{share.n}" if share.n else "–"

@@ -1,0 +1,35 @@
+"""Eval runs side by side: a row per corpus and system, with p50 against single pass in the same run."""
+
+from optimize.eval.corpora import corpora_blocks, corpora_table, read_summary
+from optimize.eval.document import to_markdown
+from optimize.eval.records import RecordLog
+from optimize.eval.runner import run_examples
+from optimize.eval.summary import summarize
+from tests.optimize.conftest import GOLD, FakeProgram, examples, score
+
+
+def summary(tmp_path, dataset, wrong=()):
+    log = RecordLog(tmp_path / f"{dataset.replace('/', '_')}.jsonl")
+    records = [*run_examples(FakeProgram(answers={GOLD[q][0]: "nobody" for q in wrong}), examples(), "gated", log,
+                             score, progress=False),
+               *run_examples(FakeProgram(), examples(), "single_pass", log, score, progress=False)]
+    return summarize(records, run_id=f"run-{len(dataset)}", split="dev", dataset=dataset, program="uncompiled",
+                     profile="local", model="m", judge="lexical", web="none")
+
+
+def test_one_row_per_corpus_and_system_with_the_p50_against_single_pass(tmp_path):
+    runs = [summary(tmp_path, "hotpotqa"), summary(tmp_path, "/data/musique/questions.jsonl", wrong=("q1",))]
+    runs[0].systems[0].latency_p50_s, runs[0].systems[1].latency_p50_s = 3.0, 2.0
+    table = corpora_table(runs)
+    assert [(r[0], r[2]) for r in table.rows] == [("hotpotqa", "gated"), ("hotpotqa", "single_pass"),
+                                                  ("musique", "gated"), ("musique", "single_pass")]
+    assert (table.rows[0][-1], table.rows[1][-1]) == ("1.50×", "1.00×")
+    assert float(table.rows[2][4]) < float(table.rows[3][4])  # musique's gated F1 lost q1
+    markdown = to_markdown(corpora_blocks(runs), ".")
+    assert "| musique | dev | gated |" in markdown and "web none" in markdown
+
+
+def test_a_summary_is_read_back_from_its_run_folder(tmp_path):
+    run = summary(tmp_path, "hotpotqa")
+    (tmp_path / "summary.json").write_text(run.model_dump_json(), encoding="utf-8")
+    assert read_summary(tmp_path).systems[0].system == "gated"
