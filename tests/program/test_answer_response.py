@@ -30,7 +30,8 @@ def test_from_prediction_adds_the_agent_metadata_and_the_trace_only_when_asked()
     plain = AnswerResponse.from_prediction(prediction)
     traced = AnswerResponse.from_prediction(prediction, include_trace=True)
     assert plain.schema_version == SCHEMA_VERSION and plain.answer == prediction.result.answer
-    assert plain.confidence == 90 and plain.retrieval_quality == "high" and plain.fallback is None
+    # the reader's draft is supported, so no judge spoke: the confidence is the heuristic's
+    assert 0 < plain.confidence < 90 and plain.retrieval_quality == "high" and plain.fallback is None
     assert plain.processing_time_ms == round(prediction.result.timing.total_s * 1000)
     assert plain.trace is None and traced.trace == prediction.result.trace
 

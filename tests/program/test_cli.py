@@ -38,8 +38,8 @@ def test_require_prohibit_and_check_reach_the_answer_contract(built, capsys, tmp
     body = json.loads(capsys.readouterr().out)
     a = body["acceptance"]
     assert code == 0 and a["criteria_given"] == 4 and a["failed"] == ["must name an AWS region code such as us-east-1"]
-    # a failed criterion counts as its share: 3 of 4 met x the judge's 0.9, with full factuality, is over 0.7
-    assert a["accepted"] and a["score_before"] == round(0.7 * 0.75 * 0.9 + 0.3 * a["factuality"]["score"], 3)
+    # a failed criterion counts as its share: 3 of 4 met (no judge spoke), with full factuality, is over 0.7
+    assert a["accepted"] and a["score_before"] == round(0.7 * 0.75 + 0.3 * a["factuality"]["score"], 3)
     assert [s["action"] for s in body["trace"]["steps"]][-1] == "score"
 
 

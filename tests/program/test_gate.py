@@ -31,9 +31,11 @@ def test_covered_with_a_cliff_drafts_with_no_judge_then_answers():
     assert (then.action, then.rule, then.ended) == ("answer", "covered_with_cliff", "answered")
 
 
-def test_covered_but_flat_asks_the_judge():
+def test_covered_but_flat_has_the_reader_draft_and_a_supported_draft_answers():
     assert decide(signals(cliff=0.05), Progress(), FULL, T).rule == "ambiguous"
-    assert decide(signals(plateau=True), Progress(), FULL, T).action == "judge"
+    assert decide(signals(plateau=True), Progress(), FULL, T).action == "draft"
+    drafted = decide(signals(plateau=True), Progress(has_draft=True, draft_current=True), FULL, T)
+    assert (drafted.action, drafted.rule) == ("answer", "reader_supported")
 
 
 def test_an_uncovered_sub_query_with_no_page_and_a_weak_best_hit_goes_to_the_web_with_it_as_the_query():
@@ -45,12 +47,12 @@ def test_an_uncovered_sub_query_with_no_page_and_a_weak_best_hit_goes_to_the_web
 def test_with_a_strong_best_hit_a_sub_query_with_no_page_is_the_judge_s_call_not_the_web_s():
     gap = ("Shaka Smart third year head coach",)
     d = decide(signals(best=0.8, cliff=0.05, uncovered=gap, pageless_gaps=gap), Progress(), FULL, T)
-    assert (d.action, d.rule) == ("judge", "ambiguous")
+    assert (d.action, d.rule) == ("draft", "ambiguous")
 
 
 def test_an_uncovered_sub_query_whose_page_is_at_hand_is_no_web_gap():
     d = decide(signals(cliff=0.05, uncovered=("Buck-Tick hail",)), Progress(), FULL, T)
-    assert (d.action, d.rule) == ("judge", "ambiguous")
+    assert (d.action, d.rule) == ("draft", "ambiguous")
 
 
 def test_a_missing_entity_goes_to_the_web():
@@ -65,7 +67,7 @@ def test_strong_hits_with_neighbours_are_read_before_the_web():
 
 def test_no_web_and_a_missing_entity_with_weak_but_on_topic_retrieval_is_read_not_refused():
     d = decide(signals(best=0.4, entity_coverage=0.5, missing_entities=("Ed Wood",)), Progress(), NO_WEB, T)
-    assert (d.action, d.rule) == ("judge", "ambiguous")
+    assert (d.action, d.rule) == ("draft", "ambiguous")
 
 
 def test_nothing_on_topic_is_the_one_refusal_with_no_lm_call_and_the_web_comes_first():
@@ -78,9 +80,9 @@ def test_nothing_on_topic_is_the_one_refusal_with_no_lm_call_and_the_web_comes_f
     assert decide(off, after, replace(FULL, web_searches=0), T).action != "abstain"
 
 
-def test_no_web_and_a_missing_entity_with_strong_retrieval_asks_the_judge():
+def test_no_web_and_a_missing_entity_with_strong_retrieval_is_read():
     d = decide(signals(best=0.6, cliff=0.3, entity_coverage=0.5, missing_entities=("X",)), Progress(), NO_WEB, T)
-    assert d.action == "judge"
+    assert d.action == "draft"
 
 
 def test_a_sufficient_confident_verdict_answers_with_the_judges_draft():
@@ -131,7 +133,7 @@ def test_new_evidence_after_a_draft_is_refined_before_answering():
 
 def test_diminishing_returns_stop_expanding():
     d = decide(signals(cliff=0.0, uncovered=("q",), gain=0.01), Progress(expansions=1), FULL, T)
-    assert d.action == "judge"
+    assert d.action == "draft"
 
 
 def test_out_of_time_answers_with_the_draft_or_abstains_without_one():
@@ -143,7 +145,7 @@ def test_out_of_time_answers_with_the_draft_or_abstains_without_one():
 
 def test_no_iterations_left_answers_from_the_evidence():
     d = decide(signals(cliff=0.0), Progress(), Budget(0, 1, 2, 1), T)
-    assert (d.action, d.rule) == ("draft", "best_effort")
+    assert (d.action, d.rule) == ("draft", "ambiguous")
 
 
 def test_web_queries_prefer_the_judges_then_uncovered_then_entities_and_never_repeat():
@@ -180,7 +182,7 @@ def test_an_expansion_that_found_nothing_new_is_not_repeated_only_the_web_is_lef
 def test_an_uncovered_sub_query_with_no_web_and_weak_retrieval_is_the_judge_s_call():
     gap = ("For Against United States",)
     d = decide(signals(best=0.4, uncovered=gap, pageless_gaps=gap), Progress(), NO_WEB, T)
-    assert (d.action, d.rule) == ("judge", "ambiguous")
+    assert (d.action, d.rule) == ("draft", "ambiguous")
 
 
 def test_a_saturated_pool_still_closes_a_clear_gap_but_not_a_judged_one():
@@ -198,7 +200,7 @@ def test_a_term_gap_hops_through_the_docs_first_then_the_web_once():
     then = decide(replace(gap, gain=0.0), hopped, FULL, T)
     assert (then.action, then.rule, then.queries) == ("search_web", "term_gap_to_web", ("Q?", "TCS headquartered"))
     searched = replace(hopped, expansions=2, searched_web=frozenset({"Q?", "TCS headquartered"}))
-    assert decide(replace(gap, gain=0.0), searched, FULL, T).action == "judge"
+    assert decide(replace(gap, gain=0.0), searched, FULL, T).action == "draft"
 
 
 def test_a_bridge_the_collection_has_a_page_on_never_goes_to_the_web():
@@ -215,7 +217,7 @@ def test_a_term_gap_with_no_bridge_or_no_web_asks_the_judge():
 
 
 def test_covered_needs_the_questions_terms_too():
-    assert decide(signals(term_coverage=0.8, missing_terms=("x",)), Progress(), Budget(0, 0, 0, 0), T).rule == "best_effort"
+    assert decide(signals(term_coverage=0.8, missing_terms=("x",)), Progress(), Budget(0, 0, 0, 0), T).rule == "ambiguous"
 
 
 def test_a_hop_that_found_no_page_on_the_bridge_goes_to_the_web_even_if_other_hits_used_the_terms():
@@ -257,7 +259,7 @@ def test_with_no_web_a_name_with_no_page_of_its_own_is_never_refused_unread():
     assert d.action != "abstain"
     side = signals(best=0.9, cliff=0.05, named=2, pageless=("Annie Morton",), compared=2,
                    compared_pageless=("Annie Morton",))
-    assert decide(side, Progress(), NO_WEB, T).action == "judge"
+    assert decide(side, Progress(), NO_WEB, T).action == "draft"
 
 
 def test_a_name_with_its_own_page_or_a_strong_best_hit_is_not_a_missing_page():
@@ -347,5 +349,5 @@ def test_a_documentation_question_naming_a_language_with_no_page_of_its_own_is_r
                 "origin": "html/library/shutil.html"})
     s = measure({q: [0.58, 0.41]}, q, ["Python", "shutil.which"], [which], T)
     assert "Python" in s.pageless and s.missing_entities == ("Python",)
-    assert decide(s, Progress(question=q), NO_WEB, T).action == "judge"
+    assert decide(s, Progress(question=q), NO_WEB, T).action == "draft"
     assert titled_after("shutil", which)
