@@ -73,7 +73,8 @@ def test_result_warnings_never_show_a_key(config):
         def search(self, query, max_results=None, seconds_left=None):
             raise WebSearchError(LEAK)
 
-    lm = scripted_lm(verdict(False, 0.1, ["w"]), draft("Shirley Temple", "Shirley Temple [1]."))
+    guess = draft("Prime Minister", "Prime Minister [1].")  # no passage uses it: the judge is asked, and names a gap
+    lm = scripted_lm(guess, verdict(False, 0.1, ["w"]), draft("Shirley Temple", "Shirley Temple [1]."))
     searched = run(lm, web=LeakyWeb(WEB))
     assert stopped.trace.ended == "error" and any(MARKER in w for w in searched.warnings)
     assert hits(stopped.model_dump_json() + searched.model_dump_json()) == []

@@ -84,7 +84,8 @@ def test_with_too_little_time_left_no_request_is_made(tmp_path, tavily):
 
 def test_the_loop_gives_a_hanging_web_only_the_questions_time(tmp_path, tavily):
     tavily.mode = "hang"
-    lm = scripted_lm(verdict(False, 0.1, ["Shirley Temple career"]))
+    guess = {"short_answer": "Prime Minister", "answer": "Prime Minister [1]."}  # unsupported: the judge is asked
+    lm = scripted_lm(guess, verdict(False, 0.1, ["Shirley Temple career"]))
     rag = GatedRAG(FakeSearch(FLAT), web=web(tmp_path, tavily, timeout_s=20))
     started = time.monotonic()
     with dspy.context(lm=lm, adapter=lm.adapter):

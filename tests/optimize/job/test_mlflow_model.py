@@ -17,7 +17,7 @@ from program.thresholds import Thresholds
 from tests.conftest import FakeSearch, passage
 
 DOCS = [passage("Kiss and Tell", "Kiss and Tell is a 1945 film.")]
-SUFFICIENT = {"short_answer": "1945", "answer": "A 1945 film [1].", "sufficient": True, "confidence": 0.9,
+SUFFICIENT = {"short_answer": "Kiss and Tell", "answer": "A 1945 film [1].", "sufficient": True, "confidence": 0.9,
               "gaps": []}
 
 
