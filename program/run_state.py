@@ -7,7 +7,6 @@ travel; raw LM history never does. This module records; it decides nothing (`pro
 
 from __future__ import annotations
 
-import re
 import time
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -24,17 +23,9 @@ from program.provenance import web_sourced
 from program.redaction import redact
 from program.result import (Acceptance, Action, Citation, CodeCheck, Ending, Resources, Result, Source, Step, Timing,
                             Tokens, Trace)
+from program.short_answer import recorded_short_answer, says_unknown
 from program.signals import Signals, answer_support
 from program.thresholds import Thresholds
-
-# what a small LM writes for "the evidence does not say"
-_UNKNOWN = re.compile(r"^\W*(unknown|not (stated|given|found|mentioned|known)|none|n/?a|no answer|cannot be determined)\W*$",
-                      re.IGNORECASE)
-
-
-def says_unknown(short_answer: str) -> bool:
-    return bool(_UNKNOWN.match(short_answer.strip())) or not short_answer.strip()
-
 
 @dataclass
 class Memory:
@@ -176,7 +167,7 @@ class RunState:
 
     def set_draft(self, answer: str | None, short_answer: str | None) -> None:
         self.draft = (answer or "").strip() or self.draft
-        self.short_answer = (short_answer or "").strip()
+        self.short_answer = recorded_short_answer(self.question, short_answer or "", answer or "")
         self._draft_version = self._evidence_version
 
     def set_verdict(self, verdict: Verdict) -> None:

@@ -1,0 +1,68 @@
+"""What a draft's short answer says: whether it is "I don't know", and the span to record.
+
+A small LM's short answer drifts from its own explanation: "1" beside "The default maxsize of
+functools.lru_cache is 128 [2]", or a whole quoted passage past the 80-character cap. The span
+recorded is the short answer cleaned and capped, and, when it shares no word with the
+explanation, the explanation's own answer. `None`, `null` and `0` are answers ("what does
+shutil.which return if no command is found?"), not refusals. No LM, no I/O.
+"""
+
+from __future__ import annotations
+
+import re
+
+# what a small LM writes for "the evidence does not say"; subtle: not "none", which is an answer
+_UNKNOWN = re.compile(r"^\W*(unknown|not (stated|given|found|mentioned|known)|n/a|no answer|cannot be determined)\W*$",
+                      re.IGNORECASE)
+_CITATION = re.compile(r"\s*\[\d+\]")
+_QUOTES = "\"'“”‘’«»`"
+_WORD = re.compile(r"[\w.-]+")
+_VERDICTS = {"yes", "no", "true", "false"}  # answers no explanation spells out
+LIMIT = 80  # the signatures' ShortAnswer cap, which the LM's grammar does not always hold
+
+
+def says_unknown(short_answer: str) -> bool:
+    return bool(_UNKNOWN.match(short_answer.strip())) or not short_answer.strip()
+
+
+def recorded_short_answer(question: str, short_answer: str, explanation: str) -> str:
+    """The short answer as a clean span of at most `LIMIT` characters that agrees with the
+    explanation; the explanation's own answer when the short answer shares no word with it."""
+    short = _clean(short_answer)
+    if says_unknown(short) or short.lower() in _VERDICTS or not explanation.strip() or _agrees(short, explanation):
+        return short
+    return _own_answer(question, explanation) or short
+
+
+def _clean(text: str) -> str:
+    # subtle: « » are the evidence's own quote marks (program.evidence.quoted): never part of an answer
+    text = _CITATION.sub("", text).replace("«", "").replace("»", "").strip().strip(_QUOTES + " .").strip()
+    if len(text) <= LIMIT:
+        return text
+    cut = text[:LIMIT].rsplit(" ", 1)[0]
+    return cut.rstrip(" ,;:-" + _QUOTES)
+
+
+def _words(text: str) -> set[str]:
+    return {w.strip(".-").lower() for w in _WORD.findall(text)} - {""}
+
+
+def _agrees(short: str, explanation: str) -> bool:
+    return bool(_words(short) & _words(explanation))
+
+
+def _own_answer(question: str, explanation: str) -> str:
+    """The longest run of the explanation's first sentence made of words the question does not
+    use: "The default maxsize of functools.lru_cache is 128 [2]" answers "128"."""
+    first = re.split(r"(?<=[.!?])\s+", _CITATION.sub("", explanation).strip(), maxsplit=1)[0]
+    asked = _words(question) | {"is", "was", "are", "were", "the", "a", "an", "of", "it", "its"}
+    runs, run = [], []
+    for word in first.split():
+        if word.strip(".,;:!?" + _QUOTES).lower() in asked:
+            runs.append(run)
+            run = []
+        else:
+            run.append(word)
+    runs.append(run)
+    best = max(runs, key=len)
+    return _clean(" ".join(best).strip(".,;:!?"))

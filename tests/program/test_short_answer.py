@@ -1,0 +1,36 @@
+"""The short answer recorded: cleaned, capped, in agreement with the explanation; None is an answer."""
+
+import pytest
+
+from program.short_answer import LIMIT, recorded_short_answer, says_unknown
+
+
+@pytest.mark.parametrize("said", ["None", "null", "0", "nil", "false"])
+def test_none_null_and_zero_are_answers_not_refusals(said):
+    assert not says_unknown(said)
+
+
+@pytest.mark.parametrize("said", ["unknown", "Not stated.", "N/A", "", "  "])
+def test_unknown_and_empty_say_the_evidence_lacks_it(said):
+    assert says_unknown(said)
+
+
+def test_a_short_answer_that_disagrees_with_its_explanation_takes_the_explanation_s_answer():
+    q = "What is the default maxsize of functools.lru_cache?"
+    assert recorded_short_answer(q, "1", "The default maxsize of functools.lru_cache is 128 [2].") == "128"
+
+
+def test_a_short_answer_that_agrees_is_kept_as_it_is():
+    q = "Who played Corliss Archer in Kiss and Tell?"
+    assert recorded_short_answer(q, "Shirley Temple", "Shirley Temple played Corliss Archer [1].") == "Shirley Temple"
+
+
+def test_a_yes_or_no_stands_beside_an_explanation_that_never_says_it():
+    assert recorded_short_answer("Were both American?", "yes", "Both are American [1][3].") == "yes"
+
+
+def test_a_quoted_passage_is_unquoted_and_capped_at_a_word_boundary():
+    passage = "index «" + "the index of the first item whose value matches, searched from the start " * 3 + "»"
+    said = recorded_short_answer("What does index return?", passage, "")
+    assert len(said) <= LIMIT and "«" not in said and said.startswith("index the index") and not said.endswith(" ")
+    assert recorded_short_answer("Q?", "“Chief of Protocol” [1]", "") == "Chief of Protocol"
