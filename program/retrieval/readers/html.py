@@ -9,7 +9,7 @@ from __future__ import annotations
 from pathlib import PurePosixPath
 
 from program.retrieval.chunking import Document
-from program.retrieval.sections.markdown import lead_heading
+from program.retrieval.sections.markdown import heading_text, lead_heading
 from program.retrieval.sources import SourceFile, source_id
 
 
@@ -18,9 +18,10 @@ def read_html(file: SourceFile, html: str) -> list[Document]:
 
     where = file.url or file.origin
     text = trafilatura.extract(html, url=where, output_format="markdown", include_tables=True, include_links=False)
-    if not text or not text.strip():
+    text = (text or "").replace("¶", "")  # Sphinx's and MkDocs' permalink anchors are no part of any quote
+    if not text.strip():
         return []
     metadata = trafilatura.extract_metadata(html, default_url=where)
-    title = lead_heading(text) or (metadata.title if metadata and metadata.title else None)
+    title = lead_heading(text) or (heading_text(metadata.title) if metadata and metadata.title else None)
     return [Document(doc_id=source_id(file.root, file.path), title=title or PurePosixPath(file.path).stem or where,
                      text=text, url=file.url, kind="markdown", origin=file.origin, root=file.root)]

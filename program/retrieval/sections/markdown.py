@@ -11,7 +11,14 @@ import re
 from program.retrieval.sections import Section
 from program.retrieval.sections.blocks import blocks, lines, next_fence
 
-_HEADING = re.compile(r"^(#{1,6})\s+(.*?)\s*#*\s*$")
+# subtle: the heading's closing `#`s and spaces are stripped in code, not by the pattern: a lazy
+# `(.*?)\s*#*\s*$` backtracks cubically on a line of many spaces ("# a", 2,000 spaces, "b": 13 s)
+_HEADING = re.compile(r"^(#{1,6})[ \t]+(\S.*)$")
+# what a rendered heading carries that is not its text: permalink anchors (Sphinx's ¶, MkDocs'),
+# markdown escapes (`lru\_cache`), emphasis and code marks
+_ANCHORS = re.compile(r"[¶🔗]")
+_ESCAPE = re.compile(r"\\([\\`*_{}\[\]()#+\-.!|<>~])")
+_MARKS = re.compile(r"[*`]+")
 
 
 def markdown_sections(text: str) -> list[Section]:
@@ -24,7 +31,7 @@ def markdown_sections(text: str) -> list[Section]:
         if heading:
             level = len(heading.group(1))
             # subtle: a skipped level (# then ###) leaves a gap that the shown path drops
-            path = [*path[: level - 1], *[""] * (level - 1 - len(path)), heading.group(2)]
+            path = [*path[: level - 1], *[""] * (level - 1 - len(path)), heading_text(heading.group(2))]
             cuts.append((offset, [p for p in path if p]))
     ends = [offset for offset, _ in cuts[1:]] + [len(text)]
     sections = [Section(path, blocks(text, start, end)) for (start, path), end in zip(cuts, ends, strict=True)]
@@ -34,4 +41,11 @@ def markdown_sections(text: str) -> list[Section]:
 def lead_heading(text: str) -> str | None:
     """The text of a leading `# Title`, if the document opens with one."""
     first = text.lstrip().split("\n", 1)[0]
-    return first[2:].strip(" #") or None if first.startswith("# ") else None
+    return heading_text(first[2:]) or None if first.startswith("# ") else None
+
+
+def heading_text(raw: str) -> str:
+    """A heading as a reader would write its title: no closing `#`s, permalink anchor, markdown
+    escape, emphasis or code mark ("`tomllib` — Parse TOML files¶" is "tomllib — Parse TOML files")."""
+    text = _MARKS.sub("", _ESCAPE.sub(r"\1", _ANCHORS.sub("", raw)))
+    return " ".join(text.split()).rstrip("#").strip()

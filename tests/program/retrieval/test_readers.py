@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import time
 
 import pytest
 
@@ -123,6 +124,30 @@ def test_plain_text_and_html():
     page = "<html><body><article><h1>Gears</h1><p>Gears mesh with sprockets in every widget we make.</p></article></body></html>"
     (html,) = read(source("gears.html", page), max_bytes=10_000)
     assert html.kind == "markdown" and html.title == "Gears" and "sprockets" in html.text
+
+
+SPHINX = ("<html><head><title>tomllib — Parse TOML files — Python 3.12 documentation</title></head><body>"
+          "<div class='body' role='main'><section id='module-tomllib'>"
+          "<h1><code>tomllib</code> — Parse TOML files<a class='headerlink' href='#module-tomllib' "
+          "title='Link to this heading'>¶</a></h1><p>New in version 3.11. This module parses TOML files.</p>"
+          "<h2>lru_cache(<em>maxsize=128</em>)<a class='headerlink' href='#x'>¶</a></h2>"
+          "<p>Decorator to wrap a function with a memoizing callable that saves up to the maxsize most recent "
+          "calls.</p></section></div></body></html>")
+
+
+def test_a_sphinx_page_s_title_headings_and_quotes_carry_no_pilcrow_escape_or_mark():
+    (page,) = read(source("library/tomllib.html", SPHINX), max_bytes=100_000)
+    assert page.title == "tomllib — Parse TOML files"
+    _, chunks = chunks_of("library/tomllib.html", SPHINX, max_chars=120)
+    paths = [" / ".join(c.heading_path) for c in chunks]
+    assert "¶" not in page.text and not any("¶" in p or "\\" in p or "*" in p for p in paths)
+    assert any(p.endswith("lru_cache(maxsize=128)") for p in paths)
+
+
+def test_a_heading_line_of_many_spaces_is_cut_in_linear_time():
+    started = time.perf_counter()
+    document, _ = chunks_of("spaces.md", "# a" + " " * 20_000 + "b\n\ntext\n")
+    assert time.perf_counter() - started < 2 and document.title == "a b"
 
 
 def test_records_give_one_document_each_and_same_titles_stay_apart():
