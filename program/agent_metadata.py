@@ -123,7 +123,9 @@ def suggestions(result: Result, quality: Quality, fallback: Fallback | None) -> 
     if fallback:
         found += [Suggestion(action="web_search", reason="the collection does not answer this", parameters={"query": q})
                   for q in fallback.web_queries[:2]]
-        found += [Suggestion(action="ingest", reason=f"the collection has nothing on {term!r}",
+        # subtle: only the passages found are known; the collection may hold a page it did not rank
+        found += [Suggestion(action="ingest", reason=f"no passage found mentions {term!r}; ingest a source on it "
+                             "if the collection lacks one",
                              parameters={"source": f"a file or URL about {term}"})
                   for term in fallback.understood.not_covered[:1]]
     if any("time limit" in w or "LM was busy" in w for w in result.warnings):
@@ -148,7 +150,7 @@ def fallback_answer(fallback: Fallback) -> str:
     if u.covered:
         parts.append(f"The collection covers {', '.join(u.covered)}.")
     if u.not_covered:
-        parts.append(f"It has nothing on {', '.join(u.not_covered)}.")
+        parts.append(f"No passage found mentions {', '.join(u.not_covered)}.")
     parts.append("Suggested web searches: " + "; ".join(fallback.web_queries) + ".")
     return " ".join(parts)
 
@@ -156,7 +158,7 @@ def fallback_answer(fallback: Fallback) -> str:
 def _understood(result: Result) -> Understood:
     trace = result.trace
     key_terms = _unique(trace.key_concepts) or _question_terms(_asked(result))
-    indexed = [terms(f"{p.title} {p.text}") for p in result.evidence if p.source == "index"]
+    indexed = [terms(" ".join([p.title, *p.heading_path, p.origin, p.text])) for p in result.evidence if p.source == "index"]
     covered = [t for t in key_terms if any(terms(t) <= words for words in indexed)]
     return Understood(topic=key_terms[0] if key_terms else _asked(result)[:80], intent=trace.query_type,
                       key_terms=key_terms, covered=covered, not_covered=[t for t in key_terms if t not in covered])

@@ -2,7 +2,7 @@
 
 import pytest
 
-from program.agent_metadata import describe, fallback_answer, related_queries, retrieval_quality
+from program.agent_metadata import build_fallback, describe, fallback_answer, related_queries, retrieval_quality
 from program.result import Citation, Resources, Result, Step, Trace
 from tests.conftest import passage
 
@@ -68,7 +68,7 @@ def test_insufficient_evidence_gets_a_structured_fallback_not_a_guess():
     assert meta.confidence <= 20
     assert [s.action for s in meta.suggestions] == ["web_search", "web_search", "ingest"]
     text = fallback_answer(fallback)
-    assert text.startswith("Not enough evidence") and "nothing on Ed Wood" in text and "Ed Wood nationality" in text
+    assert text.startswith("Not enough evidence") and "No passage found mentions Ed Wood" in text and "Ed Wood nationality" in text
 
 
 def test_the_fallback_names_why_the_web_did_not_help():
@@ -125,3 +125,12 @@ def test_a_gap_whose_words_only_a_web_page_holds_is_never_suggested_as_a_search(
     meta = describe(r.model_copy(update={"evidence": [DERRICKSON, hostile]}), web_configured=True)
     suggested = [*meta.fallback.web_queries, *meta.related_queries]
     assert "Ed Wood's nationality" in suggested and not any("OPENAI" in q for q in suggested)
+
+
+def test_a_term_a_passage_s_heading_or_file_names_is_never_said_to_be_missing():
+    doc = passage("json — JSON encoder and decoder", "Encode Python objects as text.").model_copy(
+        update={"heading_path": ["json — JSON encoder and decoder", "Basic Usage"], "origin": "library/json.html"})
+    result = Result(question="How do I pretty-print JSON?", answer="unknown", abstained=True, evidence=[doc],
+                    trace=Trace(ended="abstained", key_concepts=["JSON"]))
+    fallback = build_fallback(result, "low", web_configured=False)
+    assert fallback.understood.covered == ["JSON"] and "mentions JSON" not in fallback_answer(fallback)
