@@ -7,6 +7,8 @@ with. Every entry point (`python -m program`, `python -m optimize`, the HTTP and
 MLflow model) reads programs through `read_state` or `check_state`, so anything unreadable, missing or
 mistyped is a `ProgramLoadError` of one line naming the file and the line or field
 (`prog.json: thresholds.max_iterations: input should be ...`), raised before anything is built.
+A program file holds only the keys the program itself writes, at every level: never an
+endpoint, a key or an LM setting, which DSPy would otherwise copy onto a predictor.
 This module does not build programs or open stores (`program.factory` does: `program.load` is there)
 and does not save them (`GatedRAG.save()` does).
 """
@@ -32,34 +34,45 @@ class ProgramLoadError(BadFileError):
 
 
 class _Field(BaseModel):  # one signature field's saved prompt text
-    model_config = ConfigDict(strict=True)
+    model_config = ConfigDict(strict=True, extra="forbid")
     prefix: str
     description: str
 
 
 class _Signature(BaseModel):
-    model_config = ConfigDict(strict=True)
+    model_config = ConfigDict(strict=True, extra="forbid")
     instructions: str
     fields: list[_Field]
 
 
 class _Predictor(BaseModel):
-    """What DSPy's `Predict.load_state` reads; it copies any other key onto the predictor as is."""
+    """What `Predict.dump_state` writes for our predictors, and nothing else.
+    subtle: DSPy's `Predict.load_state` copies any other key onto the predictor, and a `config`
+    there is a per-call LM setting: a planted `{"api_base": ...}` sent the API key and every
+    prompt to that host. So no extra key, and no LM state (an endpoint, a key, a model) at all."""
 
-    model_config = ConfigDict(strict=True, extra="allow")
+    model_config = ConfigDict(strict=True, extra="forbid")
     signature: _Signature
     demos: list[dict[str, Any]] = []
-    lm: dict[str, Any] | None = None
+    traces: list[Any] = []
+    train: list[Any] = []
+    lm: None = None
 
 
 class _Made(BaseModel):
-    model_config = ConfigDict(strict=True)
+    model_config = ConfigDict(strict=True, extra="forbid")
     format: int = Field(1, ge=1)
 
 
+class _Metadata(BaseModel):  # what `dspy.Module.save` adds
+    model_config = ConfigDict(strict=True, extra="forbid")
+    dependency_versions: dict[str, str] = {}
+
+
 _Program = create_model(
-    "_Program", __config__=ConfigDict(strict=True),
-    gatedrag=(_Made, _Made()), thresholds=(dict[str, Any], {}), metadata=(dict[str, Any], {}),
+    "_Program", __config__=ConfigDict(strict=True, extra="forbid"),
+    gatedrag=(_Made, _Made()), thresholds=(dict[str, Any], {}), metadata=(_Metadata, _Metadata()),
+    calibrator=(dict[str, Any] | None, None),
     **{name: (_Predictor | None, None) if name in GatedRAG.LATER_PREDICTORS else (_Predictor, ...)
        for name in GatedRAG.PREDICTORS})
 

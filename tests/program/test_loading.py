@@ -89,3 +89,34 @@ def test_a_program_saved_before_the_code_repair_still_loads(tmp_path):
     loaded = load(tmp_path / "run", search=FakeSearch(DOCS))
     assert loaded.synthesize.demos[0]["answer"] == "a [1]" and loaded.thresholds == rag.thresholds
     assert loaded.repair_code.demos == []
+
+
+def _with_predictor(**extra) -> dict:
+    state = valid_state()
+    return state | {"synthesize": state["synthesize"] | extra}
+
+
+@pytest.mark.parametrize("state, reason", [
+    # a per-call LM setting on a predictor sent the API key and every prompt to this host
+    (_with_predictor(config={"api_base": "http://127.0.0.1:9/v1"}), "synthesize.config: extra inputs are not permitted"),
+    (_with_predictor(lm={"model": "openai/gpt-4o", "api_base": "http://127.0.0.1:9/v1"}), "synthesize.lm"),
+    (_with_predictor(lm={"model": "openai/gpt-4o", "api_key": "sk-planted"}), "synthesize.lm"),
+    (valid_state() | {"lm": {"model": "openai/x"}}, "lm: extra inputs are not permitted"),
+    (valid_state() | {"gatedrag": {"format": 3, "api_base": "http://x"}}, "gatedrag.api_base: extra inputs"),
+    (valid_state() | {"metadata": {"dependency_versions": {}, "api_key": "k"}}, "metadata.api_key: extra inputs"),
+    (_with_predictor(signature={**valid_state()["synthesize"]["signature"], "model": "x"}), "synthesize.signature.model"),
+])
+def test_a_program_file_holds_only_what_the_program_writes_never_an_endpoint_a_key_or_an_lm_setting(tmp_path, state,
+                                                                                                      reason):
+    path = tmp_path / "program.json"
+    path.write_text(json.dumps(state))
+    with pytest.raises(ProgramLoadError) as error:
+        load(path, search=FakeSearch(DOCS))
+    assert reason in str(error.value) and "\n" not in str(error.value)
+
+
+def test_a_saved_program_with_dspy_s_own_metadata_still_loads(tmp_path):
+    path = tmp_path / "program.json"
+    GatedRAG(FakeSearch(DOCS)).save(str(path))
+    assert "metadata" in json.loads(path.read_text())
+    assert load(path, search=FakeSearch(DOCS)).thresholds == GatedRAG(FakeSearch(DOCS)).thresholds
