@@ -4,8 +4,11 @@ not, and at most one named domain check.
 An element is plain text or a regular expression:
 - plain text matches case-insensitively as a whole phrase: "us-east-1" is found in "use
   us-east-1 [2]" but not in "us-east-12", and any run of spaces in it matches any other;
-- "re:" followed by a pattern is a regular expression (Python syntax, the `regex` module),
-  searched case-insensitively: "re:\\bv[0-9]+\\b".
+- "re:" followed by a pattern is a regular expression in RE2's syntax (Python's without
+  lookarounds or backreferences), searched case-insensitively: "re:\\bv[0-9]+\\b". RE2 matches
+  in time linear in the text, and a pattern whose compiled program would outgrow
+  `PATTERN_MEMORY` (nested counted repeats) is refused, so no caller's pattern can exhaust
+  memory or time.
 A bad pattern is a ValueError (`compile_element`) before anything runs. The answer is matched
 without its [n] markers; a prohibited element is looked for in its short answer too. Domain
 checks (`CHECKS`) are named rules over the answer's text, such as `aws_region`.
@@ -18,6 +21,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
+import re2
 import regex
 
 from program.citations import strip_markers
@@ -25,7 +29,8 @@ from program.code_check import find_blocks
 from program.evidence import split_sentences
 
 REGEX_PREFIX = "re:"
-MATCH_TIMEOUT_S = 0.1  # a caller's pattern can backtrack badly (HTTP and MCP take them too)
+MATCH_TIMEOUT_S = 0.1  # a plain element's own pattern, matched with a timeout all the same
+PATTERN_MEMORY = 8 << 20  # bytes RE2 may spend compiling one caller's pattern
 
 _REGION = regex.compile(r"\b(?:us-gov|us|eu|ap|sa|ca|me|af|il|mx|cn)-(?:north|south|east|west|central|northeast|"
                         r"southeast|northwest|southwest)-\d{1,2}\b", regex.IGNORECASE)
@@ -92,8 +97,10 @@ class CriteriaReport:
         return (self.given - len(self.failed)) / self.given if self.given else None
 
 
-def compile_element(element: str) -> regex.Pattern:
-    """The pattern an element stands for; a ValueError naming the problem for a bad one."""
+def compile_element(element: str):
+    """The pattern an element stands for; a ValueError naming the problem for a bad one.
+    subtle: a caller's "re:" pattern is compiled by RE2 under a memory bound: compiled by a
+    backtracking engine, `(?:(?:a{999}){999}){999}` grew the server to 24 GB before any match."""
     if not element.startswith(REGEX_PREFIX):
         words = element.split()
         if not words:
@@ -102,10 +109,12 @@ def compile_element(element: str) -> regex.Pattern:
     if not element[len(REGEX_PREFIX):].strip():
         raise ValueError(f"{REGEX_PREFIX} needs a pattern after it")
     try:
-        return regex.compile(element[len(REGEX_PREFIX):], regex.IGNORECASE)
-    except regex.error as error:
-        # subtle: the message names the problem and its position, never the pattern: a 422 does not quote input
-        raise ValueError(f"not a valid regular expression: {error}") from None
+        return re2.compile(element[len(REGEX_PREFIX):], _RE2_OPTIONS)
+    except re2.error as error:
+        # subtle: the message names the problem, never the pattern: a 422 does not quote input
+        reason = error.args[0].decode(errors="replace") if error.args and isinstance(error.args[0], bytes) else str(error)
+        raise ValueError(f"not a regular expression this service runs in linear time (RE2 syntax: no lookaround, "
+                         f"no backreference, repeats up to 1000, bounded size): {reason.split(':')[0]}") from None
 
 
 def known_check(name: str) -> str:
@@ -129,11 +138,24 @@ def judge_criteria(answer: str, short_answer: str, criteria: Criteria) -> Criter
 
 
 def _found(element: str, text: str) -> bool | None:
-    """Whether the element is in the text; None when its pattern took longer than MATCH_TIMEOUT_S."""
+    """Whether the element is in the text; None when a plain element's pattern took longer than
+    MATCH_TIMEOUT_S (a "re:" pattern runs on RE2, in time linear in the text)."""
+    pattern = compile_element(element)
+    if element.startswith(REGEX_PREFIX):
+        return pattern.search(text) is not None
     try:
-        return compile_element(element).search(text, timeout=MATCH_TIMEOUT_S) is not None
+        return pattern.search(text, timeout=MATCH_TIMEOUT_S) is not None
     except TimeoutError:
         return None
+
+
+def _re2_options() -> re2.Options:
+    options = re2.Options()
+    options.max_mem, options.case_sensitive, options.log_errors = PATTERN_MEMORY, False, False
+    return options
+
+
+_RE2_OPTIONS = _re2_options()
 
 
 def _shown(element: str) -> str:

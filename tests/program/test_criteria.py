@@ -1,5 +1,7 @@
 """program/criteria.py: plain and regex elements, the domain checks, and how failures are worded."""
 
+import time
+
 import pytest
 
 from program.criteria import CHECKS, Criteria, compile_element, judge_criteria
@@ -35,12 +37,29 @@ def test_prohibited_elements_fail_when_present():
 
 
 def test_bad_elements_are_one_line_errors_that_never_quote_the_pattern():
-    with pytest.raises(ValueError, match=r"^not a valid regular expression: missing \)") as error:
+    with pytest.raises(ValueError, match=r"^not a regular expression this service runs in linear time .*: missing \)$") as error:
         compile_element("re:(unclosed")
     assert "unclosed" not in str(error.value)
     for empty in ("re:", "re:  ", "   "):
         with pytest.raises(ValueError):
             compile_element(empty)
+
+
+@pytest.mark.parametrize("pattern", [r"(?:(?:a{999}){999}){999}", r"(?:a{1000}){1000}", r"((a{50}){50}){50}",
+                                     r"(?<=x)y", r"(a)\1"])
+def test_a_pattern_that_would_exhaust_memory_or_backtrack_is_refused_at_once(pattern):
+    # compiled by a backtracking engine, the first grew a server to 24 GB before any match
+    started = time.perf_counter()
+    with pytest.raises(ValueError, match="linear time"):
+        compile_element(f"re:{pattern}")
+    assert time.perf_counter() - started < 1
+
+
+def test_a_caller_s_pattern_matches_in_linear_time():
+    text = "a" * 100_000 + "!"
+    started = time.perf_counter()
+    assert failed(text, required=("re:(a+)+$",)) == ("must mention text matching /(a+)+$/",)
+    assert time.perf_counter() - started < 1
 
 
 def test_the_aws_region_check_wants_a_region_code():

@@ -93,6 +93,7 @@ def test_readiness_follows_the_store_once_the_models_are_loaded(tmp_path):
     ({"question": QUESTION, "expansion_budget": -1}, 422),
     ({"question": QUESTION, "colour": "red"}, 422),
     ({"question": QUESTION, "required": ["re:(unclosed"]}, 422),
+    ({"question": "hi", "required": ["re:(?:(?:a{999}){999}){999}"]}, 422),  # grew a server to 24 GB
     ({"question": QUESTION, "check": "spelling"}, 422),
     ({"question": QUESTION, "known_context": "k" * 70_000}, 413),
 ])
