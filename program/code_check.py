@@ -52,7 +52,11 @@ def check_block(number: int, tag: str, code: str) -> CodeCheck:
     first_error = _checker(language)
     if first_error is None:
         return CodeCheck(block=number, language=language, status="unchecked")
-    error = first_error(code)
+    try:
+        error = first_error(code)
+    except Exception as failure:  # noqa: BLE001 - the evidence can steer a block: its parse never fails the answer
+        # subtle: a json block of 1,000 "[" or deeply nested Python raises RecursionError or MemoryError
+        error = 1, f"could not be parsed ({type(failure).__name__})"
     if error is None:
         return CodeCheck(block=number, language=language, status="valid")
     line, message = error

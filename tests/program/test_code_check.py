@@ -1,5 +1,7 @@
 """Finding an answer's fenced code blocks and parsing each for its language."""
 
+import pytest
+
 from program.code_check import check_block, check_code, find_blocks, replace_block, strip_fence
 
 VALID_PY = "import math\nprint(math.pi)"
@@ -56,3 +58,14 @@ def test_an_lm_reply_wrapped_in_a_fence_is_unwrapped():
     assert strip_fence("```python\nx = 1\n```") == "x = 1\n"
     assert strip_fence("x = 1") == "x = 1"
     assert check_block(1, "python", strip_fence("```python\nx = 1\n```")).status == "valid"
+
+
+@pytest.mark.parametrize("tag, code", [
+    ("json", "[" * 1_000),
+    ("json", "[" * 100_000),
+    ("python", "x = " + "-" * 3_000 + "1"),  # RecursionError in the parser
+    ("python", "f" + "(x)" * 3_000),
+])
+def test_a_block_whose_parse_raises_is_invalid_and_the_answer_stands(tag, code):
+    (check,) = check_code(f"Use this [1]:\n```{tag}\n{code}\n```\n")
+    assert check.status == "invalid" and check.error
