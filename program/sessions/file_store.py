@@ -3,22 +3,28 @@ ask --session ID` uses, so a shell loop of separate processes keeps one conversa
 
 The same rules as the memory store: at most `turns` turns, forgotten after `idle_s` seconds without
 a new turn (the file is deleted when read expired), and at most `max_sessions` files, the least
-recently written deleted first (by file time, set from the store's clock). A file is written to a temporary name and renamed, so a reader
-never sees half of one; two processes recording the same session at once keep the last writer's
-turns. A file that does not parse reads as an empty session. This module keeps no state in memory.
+recently written deleted first (by file time, set from the store's clock). A record reads, adds
+and writes under a lock file of its session (`filelock`), so writers in other threads and
+processes never lose each other's turns; each write goes to a temporary file of its own and is
+renamed, so a reader never sees half of one. A file that does not parse reads as an empty session
+(with a lock held by every writer, only a hand edit can leave one). This module keeps no state in memory.
 """
 
 from __future__ import annotations
 
 import json
 import os
+import tempfile
 import time
 from pathlib import Path
+
+from filelock import FileLock
 
 from program.sessions.conversation import Conversation, Turn, check_session_id, recent
 from program.sessions.memory_store import Clock
 
 SUFFIX = ".json"
+LOCK = ".lock"  # beside each session file: `.ID.json.lock`
 
 
 class FileSessionStore:
@@ -39,14 +45,14 @@ class FileSessionStore:
         return Conversation(tuple(turns), now - turns[-1].at if turns else 0.0)
 
     def record(self, session_id: str, turn: Turn) -> None:
-        path, now = self._path(session_id), self.clock()
-        kept = recent(_read(path), now, self.turns - 1, self.idle_s)
+        path = self._path(session_id)
         self.folder.mkdir(parents=True, exist_ok=True)
-        tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-        tmp.write_text(json.dumps([t.model_dump() for t in [*kept, turn.model_copy(update={"at": now})]]),
-                       encoding="utf-8")
-        os.replace(tmp, path)
-        os.utime(path, (now, now))  # subtle: eviction reads the store's clock, as expiry does
+        # subtle: read, add and write are one step: 6 threads x 150 records without the lock left 13 of 900 turns
+        with FileLock(path.with_name(f".{path.name}{LOCK}")):
+            now = self.clock()
+            kept = recent(_read(path), now, self.turns - 1, self.idle_s)
+            _write(path, [*kept, turn.model_copy(update={"at": now})])
+            os.utime(path, (now, now))  # subtle: eviction reads the store's clock, as expiry does
         self._evict()
 
     def _path(self, session_id: str) -> Path:
@@ -56,9 +62,18 @@ class FileSessionStore:
         files = sorted(self.folder.glob(f"*{SUFFIX}"), key=_mtime)
         for old in files[:max(0, len(files) - self.max_sessions)]:
             old.unlink(missing_ok=True)
+            old.with_name(f".{old.name}{LOCK}").unlink(missing_ok=True)  # the least recently written: no writer now
 
     def __deepcopy__(self, memo) -> FileSessionStore:
         return self
+
+
+def _write(path: Path, turns: list[Turn]) -> None:
+    """A temporary file of this write's own (per process and thread), renamed over the session's."""
+    with tempfile.NamedTemporaryFile("w", dir=path.parent, prefix=f".{path.name}.", suffix=".tmp", delete=False,
+                                     encoding="utf-8") as tmp:
+        tmp.write(json.dumps([t.model_dump() for t in turns]))
+    os.replace(tmp.name, path)
 
 
 def _read(path: Path) -> list[Turn]:
