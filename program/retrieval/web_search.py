@@ -23,9 +23,11 @@ from pydantic import BaseModel
 
 from program.passage import Passage
 from program.retrieval.circuit_breaker import CircuitBreaker
+from program.retrieval.web_cache import JsonOnlyDisk, NotJsonError
 from program.retrieval.web_retry import MIN_ATTEMPT_S, call_retrying, raise_if_throttled
 from program.settings import Settings
 
+WEB_CACHE = "web_cache"  # under the data dir
 EMPTY_TTL_S = 60.0  # how long an empty Tavily answer is cached, whatever the cache TTL
 BREAKER_FAILURES = 5  # failed searches in a row after which Tavily is skipped...
 BREAKER_COOL_S = 60.0  # ...for this long, then tried again
@@ -75,7 +77,8 @@ class TavilyWeb:
         self._key = settings.tavily_api_key  # kept as SecretStr: only the client and _redact unwrap it
         self._client = TavilyClient(api_key=self._key.get_secret_value() if self._key else None,
                                     api_base_url=settings.tavily_api_base_url)
-        self._cache = diskcache.Cache(str(settings.data_dir / "web_cache"))
+        # subtle: JSON only; a planted pickled row is a miss, never loaded (program/retrieval/web_cache.py)
+        self._cache = diskcache.Cache(str(settings.data_dir / WEB_CACHE), disk=JsonOnlyDisk)
         self._ttl = settings.web_cache_ttl_s
         self._options = {
             "search_depth": settings.tavily_search_depth,
@@ -93,13 +96,19 @@ class TavilyWeb:
         query = query.strip()
         options = {**self._options, "max_results": max_results or self._max_results}
         key = _cache_key(self._endpoint, query, options)
-        cached = self._cache.get(key)
+        cached = self._cached(key)
         if cached is None:
             deadline = None if seconds_left is None else time.monotonic() + seconds_left
             cached = self._fetch(query, options, deadline)
             # an empty answer may be a hiccup of the service: keep it only briefly
             self._cache.set(key, cached, expire=self._ttl if cached else min(self._ttl, EMPTY_TTL_S))
         return [WebResult.model_validate(r) for r in cached]
+
+    def _cached(self, key: str) -> list[dict] | None:
+        try:
+            return self._cache.get(key)
+        except NotJsonError:
+            return None  # the next search overwrites it with JSON
 
     def _fetch(self, query: str, options: dict, deadline: float | None) -> list[dict]:
         if (wait := self._breaker.seconds_open()) > 0:

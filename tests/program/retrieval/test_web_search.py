@@ -178,3 +178,28 @@ def test_five_failures_in_a_row_open_the_breaker_until_it_cools(tmp_path, fake_t
     fake_tavily.mode = "ok"
     time.sleep(0.35)
     assert len(web.search("recovered")) == 5 and len(fake_tavily.requests) == 6
+
+
+class _Planted:
+    """What a hostile pickle does on load: here, leave a mark instead of running a shell command."""
+
+    def __reduce__(self):
+        return (Path.touch, (MARK,))
+
+
+MARK = Path("/tmp/gatedrag-planted-web-cache-ran")
+
+
+def test_a_pickled_entry_planted_in_the_web_cache_is_never_loaded(tmp_path, fake_tavily):
+    import diskcache
+
+    from program.retrieval.web_search import _cache_key
+
+    MARK.unlink(missing_ok=True)
+    web = TavilyWeb(tavily_settings(tmp_path, fake_tavily.url))
+    key = _cache_key(web._endpoint, "planted", {**web._options, "max_results": web._max_results})
+    with diskcache.Cache(str(tmp_path / "web_cache")) as old:  # the default, pickling disk, as before
+        old.set(key, _Planted())
+    results = web.search("planted")
+    assert not MARK.exists() and results and len(fake_tavily.requests) == 1  # a miss: searched, then stored as JSON
+    assert TavilyWeb(tavily_settings(tmp_path, fake_tavily.url)).search("planted") == results
