@@ -19,6 +19,7 @@ from urllib.parse import urljoin, urlsplit
 import httpx
 
 from program.errors import IngestError
+from program.redaction import shown_url, shown_urls_in
 from program.retrieval.addresses import Resolve, UnresolvedHost, host_addresses, is_public
 from program.settings import Settings
 
@@ -54,10 +55,11 @@ def check_url(url: str, resolve: Resolve | None = None) -> list[str]:
     """The addresses of `url`'s host, each public; refuses anything but http(s) to such a host."""
     parts = urlsplit(url)
     if parts.scheme not in ("http", "https"):
-        raise IngestError(f"only http and https URLs can be ingested, not {parts.scheme or 'a bare path'}: {url}")
+        raise IngestError(f"only http and https URLs can be ingested, not {parts.scheme or 'a bare path'}: "
+                          f"{shown_url(url)}")
     host = (parts.hostname or "").rstrip(".").lower()
     if not host:
-        raise IngestError(f"the URL has no host: {url}")
+        raise IngestError(f"the URL has no host: {shown_url(url)}")
     if host == "localhost" or host.endswith(".localhost"):
         raise IngestError(f"{host} is a local address; only public hosts can be ingested")
     try:
@@ -84,14 +86,17 @@ def _fetch(session: httpx.Client, url: str, max_bytes: int, resolve: Resolve | N
                     url = urljoin(url, response.headers.get("location", ""))
                     continue
                 if response.status_code != 200:
-                    raise IngestError(f"{url} answered HTTP {response.status_code}")
+                    raise IngestError(f"{shown_url(url)} answered HTTP {response.status_code}")
                 content_type = response.headers.get("content-type", "").split(";")[0].strip().lower()
                 if content_type not in TEXT_TYPES:
-                    raise IngestError(f"{url} is {content_type or 'of no stated type'}; only HTML, markdown and text pages can be ingested")
+                    raise IngestError(f"{shown_url(url)} is {content_type or 'of no stated type'}; only HTML, markdown "
+                                      "and text pages can be ingested")
                 return url, content_type, _read_capped(response, url, max_bytes)
         except httpx.HTTPError as error:
-            raise IngestError(f"fetching {url} failed: {type(error).__name__}: {error}") from None
-    raise IngestError(f"more than {MAX_REDIRECTS} redirects from {url}")
+            # subtle: the transport's message quotes the URL whole, its query and credentials included
+            raise IngestError(f"fetching {shown_url(url)} failed: {type(error).__name__}: "
+                              f"{shown_urls_in(str(error))}") from None
+    raise IngestError(f"more than {MAX_REDIRECTS} redirects from {shown_url(url)}")
 
 
 def _open(session: httpx.Client, url: str, addresses: list[str]) -> httpx.Response:
@@ -117,5 +122,5 @@ def _read_capped(response: httpx.Response, url: str, max_bytes: int) -> str:
     for chunk in response.iter_bytes():
         body += chunk
         if len(body) > max_bytes:
-            raise IngestError(f"{url} is larger than {max_bytes} bytes (ingest_max_bytes)")
+            raise IngestError(f"{shown_url(url)} is larger than {max_bytes} bytes (ingest_max_bytes)")
     return body.decode(response.encoding or "utf-8", errors="replace")

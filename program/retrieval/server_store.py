@@ -20,6 +20,7 @@ import httpx
 from qdrant_client import QdrantClient, models
 from qdrant_client.http.exceptions import ResponseHandlingException, UnexpectedResponse
 
+from program.redaction import shown_url
 from program.retrieval.store import (DENSE, DENSE_SIZE, SPARSE, CollectionMissingError, Hit, Point, SparseVector,
                                      StoreError, StoreUnreachableError, check_name, paged_payloads)
 
@@ -34,9 +35,9 @@ class ServerStore:
     def connect(cls, url: str, api_key: str | None = None) -> ServerStore:
         # no version check: it runs in a thread of its own and warns on stderr when the server is down
         try:
-            return cls(QdrantClient(url=url, api_key=api_key, timeout=TIMEOUT_S, check_compatibility=False), url)
+            return cls(QdrantClient(url=url, api_key=api_key, timeout=TIMEOUT_S, check_compatibility=False), shown_url(url))
         except ValueError as error:
-            raise StoreError(f"QDRANT_URL {url!r} is not a Qdrant server URL ({error})") from None
+            raise StoreError(f"QDRANT_URL {shown_url(url)!r} is not a Qdrant server URL ({type(error).__name__})") from None
 
     def exists(self, collection: str) -> bool:
         with self.reaching():

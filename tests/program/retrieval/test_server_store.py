@@ -56,3 +56,12 @@ def test_a_refusal_is_one_line_naming_the_url_and_the_remedy(status, says):
 def test_a_url_that_is_not_one_is_one_line():
     with pytest.raises(StoreError, match="QDRANT_URL 'ftp://x' is not a Qdrant server URL"):
         ServerStore.connect("ftp://x")
+
+
+def test_the_server_s_location_never_shows_its_credentials_or_query():
+
+    store = ServerStore.connect("http://admin:pass@127.0.0.1:9/?token=abc")
+    assert store.location == "http://127.0.0.1:9/"
+    with pytest.raises(StoreError) as error:
+        store.require("docs")  # unreachable: the message names the location
+    assert "pass" not in str(error.value) and "token" not in str(error.value)
