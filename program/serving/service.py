@@ -27,6 +27,7 @@ from pathlib import Path
 
 import anyio.to_thread
 from fastapi import FastAPI, HTTPException
+from fastapi_offline import FastAPIOffline
 from starlette.middleware.body_limit import RequestBodyLimitMiddleware
 
 from program.answer_response import AnswerResponse
@@ -58,8 +59,9 @@ def create_app(answerer: Answerer, settings: Settings, store_check: Callable[[],
 
     # subtle: a response class of our own also turns off FastAPI's pydantic fast path, which
     # raises on a lone surrogate instead of encoding it
-    app = FastAPI(title="gatedrag", description=DESCRIPTION, version="0.1.0", lifespan=lifespan,
-                  default_response_class=SafeJSONResponse)
+    # subtle: /docs serves Swagger UI's assets from the installed package: the CDN default left it blank offline
+    app = FastAPIOffline(title="gatedrag", description=DESCRIPTION, version="0.1.0", lifespan=lifespan,
+                         default_response_class=SafeJSONResponse)
     install_error_handlers(app)
     app.add_middleware(RequestBodyLimitMiddleware, max_body_size=settings.serve_max_body_bytes)
     install_guards(app, settings)

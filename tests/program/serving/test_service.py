@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
@@ -47,6 +48,16 @@ def test_health_readiness_and_openapi(tmp_path):
     answer = schema["paths"]["/answer"]["post"]["responses"]["200"]["content"]["application/json"]["schema"]
     assert answer == {"$ref": "#/components/schemas/AnswerResponse"}
     assert set(schema["components"]["schemas"]["AnswerResponse"]["properties"]) == set(AnswerResponse.model_fields)
+
+
+def test_docs_load_every_asset_from_the_service_itself(tmp_path):
+    config = settings(tmp_path)
+    with serving(fake_answerer(config), config) as client:
+        page = client.get("/docs").text
+        assets = re.findall(r"""(?:src|href)=['"]([^'"]+\.(?:js|css|png))['"]""", page)
+        fetched = [client.get(a).status_code for a in assets]
+    assert assets and all(a.startswith("/") for a in assets) and fetched == [200] * len(assets)
+    assert "cdn" not in page.lower()
 
 
 def test_not_ready_until_the_models_load_and_a_failed_load_is_reported(tmp_path):
