@@ -1,22 +1,27 @@
-"""Log a compiled program as an MLflow DSPy model, loadable with `mlflow.dspy.load_model`.
+"""Log a compiled program as an MLflow pyfunc model built from code and the program's own JSON.
 
-MLflow's DSPy flavor pickles the module and the DSPy settings of the moment. The program
-is logged as a `program.served.ServedGatedRAG`, which pickles as its saved state only, with no LM and no
-callbacks in the settings, so neither an API key nor a dead llama.cpp address is stored: the
-loading process rebuilds search and web from its settings and starts its LM on the first call
-(`program.lm.default_lm`). Its predictions are `program.answer_response.AnswerResponse` as JSON,
-the contract HTTP and MCP return. Needs an active tracking store; logs nothing else.
+No pickle: MLflow's DSPy flavor pickles the module (and DSPy's `save_program` does too), and a
+pickle runs whatever it holds when loaded. The model is `program/served_model.py` with the
+program's JSON (`GatedRAG.save()`) as its artifact, read back through `program.loading`'s checks;
+no LM, API key or store handle is stored. Load it with `mlflow.pyfunc.load_model(uri)`, serve it
+with `mlflow models serve`, or pass the URI as `--program`. Models logged before this (DSPy flavor,
+pickled) still load with `mlflow.dspy.load_model`. Needs an active tracking store; logs nothing else.
 """
 
 from __future__ import annotations
+
+import tempfile
+from pathlib import Path
 
 import dspy
 import mlflow
 from mlflow.models import ModelSignature
 from mlflow.types import ColSpec, Schema
 
+import program.served_model
+from program.loading import PROGRAM_FILE
 from program.loop import GatedRAG
-from program.served import servable
+from program.served_model import PROGRAM_ARTIFACT
 
 ARTIFACT = "program"
 # subtle: without an input schema, `mlflow models serve` hands `{"inputs": {"question": ...}}`
@@ -24,11 +29,15 @@ ARTIFACT = "program"
 SIGNATURE = ModelSignature(inputs=Schema([ColSpec("string", "question")]))
 
 
-def log_program_model(program: GatedRAG, tracking_uri: str, run_id: str) -> str:
+def log_program_model(compiled: GatedRAG, tracking_uri: str, run_id: str) -> str:
     """Log into the existing run; returns the model URI (runs:/<run id>/program)."""
     mlflow.set_tracking_uri(tracking_uri)
-    with mlflow.start_run(run_id=run_id), dspy.context(lm=None, callbacks=[]):
-        mlflow.dspy.log_model(servable(program), name=ARTIFACT, pip_requirements=[f"dspy=={dspy.__version__}"], signature=SIGNATURE)
+    with tempfile.TemporaryDirectory() as folder, mlflow.start_run(run_id=run_id):
+        saved = Path(folder) / PROGRAM_FILE
+        compiled.save(str(saved))
+        mlflow.pyfunc.log_model(name=ARTIFACT, python_model=program.served_model.__file__,
+                                artifacts={PROGRAM_ARTIFACT: str(saved)}, signature=SIGNATURE,
+                                pip_requirements=[f"dspy=={dspy.__version__}"])
     # subtle: logging makes the model "active" for the process, and MLflow then links every
     # later metric (of any run, in any store) to it; nothing after this is about the model
     mlflow.clear_active_model()

@@ -41,18 +41,42 @@ def test_logged_program_loads_with_its_prompts_and_thresholds(tmp_path, monkeypa
     rag = GatedRAG(FakeSearch(DOCS), thresholds=Thresholds(top_k=6, decompose_mode="none"))
     rag.judge.signature = rag.judge.signature.with_instructions("Judge carefully.")
     model_uri = log_program_model(rag, uri, run_id)
-    loaded = mlflow.dspy.load_model(model_uri)
+    served = mlflow.pyfunc.load_model(model_uri)  # as `mlflow models serve` loads it
+    loaded = served.unwrap_python_model().program
     assert isinstance(loaded, GatedRAG) and loaded.thresholds.top_k == 6 and loaded.thresholds.decompose_mode == "none"
     assert loaded.judge.signature.instructions == "Judge carefully."
-    served = mlflow.pyfunc.load_model(model_uri)  # as `mlflow models serve` parses a request
     request = infer_and_parse_data({"inputs": {"question": "Which 1945 film was it?"}}, served.metadata.get_input_schema())
-    # the served model runs under the settings it was logged with (no LM), so it takes the
-    # process's default LM, with the JSON adapter: here a scripted one
+    # the served model runs with no LM configured, so it takes the process's default LM, with
+    # the JSON adapter: here a scripted one
     scripted = DummyLM([SUFFICIENT], adapter=dspy.JSONAdapter())
     given = []
     monkeypatch.setattr(program.served, "default_lm", lambda settings: given.append(settings) or scripted)
     prediction = served.predict(request)
     assert prediction["answer"] == "A 1945 film [1]." and set(prediction) == set(AnswerResponse.model_fields)
     assert given[0].collection == Settings().collection  # the loading process's own settings
-    stored = b"".join(p.read_bytes() for p in (tmp_path / "artifacts").rglob("*") if p.is_file())
-    assert b"sk-secret-do-not-log" not in stored
+    files = [p for p in (tmp_path / "artifacts").rglob("*") if p.is_file()]
+    assert not [p for p in files if p.suffix == ".pkl"]  # no pickle: the program's own JSON
+    assert b"sk-secret-do-not-log" not in b"".join(p.read_bytes() for p in files)
+
+
+def test_a_model_logged_as_a_pickle_before_still_loads(tmp_path, monkeypatch):
+    monkeypatch.setattr(program.factory, "build_program",
+                        lambda settings, program_class=GatedRAG, **_: program_class(FakeSearch(DOCS)))
+    mlflow.set_tracking_uri(f"sqlite:///{tmp_path / 'mlflow.db'}")
+    experiment = mlflow.create_experiment("old", artifact_location=(tmp_path / "artifacts").as_uri())
+    rag = GatedRAG(FakeSearch(DOCS), thresholds=Thresholds(top_k=5))
+    with mlflow.start_run(experiment_id=experiment) as run, dspy.context(lm=None, callbacks=[]):
+        mlflow.dspy.log_model(program.served.servable(rag), name="program")  # how earlier jobs logged it
+    loaded = mlflow.dspy.load_model(f"runs:/{run.info.run_id}/program")
+    assert isinstance(loaded, GatedRAG) and loaded.thresholds.top_k == 5
+
+
+def test_a_logged_model_s_uri_is_a_program_for_every_entry_point(tmp_path):
+    from program.loading import read_state
+
+    uri = f"sqlite:///{tmp_path / 'mlflow.db'}"
+    client = mlflow.MlflowClient(uri)
+    run_id = client.create_run(client.create_experiment("t", artifact_location=(tmp_path / "a").as_uri())).info.run_id
+    model_uri = log_program_model(GatedRAG(FakeSearch(DOCS), thresholds=Thresholds(top_k=7)), uri, run_id)
+    mlflow.set_tracking_uri(uri)
+    assert read_state(model_uri)["thresholds"]["top_k"] == 7  # what `ask --program runs:/...` reads
