@@ -5,7 +5,8 @@ and `POST /ingest`. It checks every source first (bad input changes nothing), re
 (`program.retrieval.sources`, `program.retrieval.readers`, `program.retrieval.fetch`), then indexes
 only the documents whose content hash changed: an unchanged document is neither chunked nor
 embedded. With `prune`, documents that came from the named roots but were not found again are
-deleted; other documents in the collection are never touched. A file that cannot be read (a
+deleted, and only those the filters select whose files are gone (or whose file was read again
+without them, as a record dropped from a JSONL file); other documents are never touched. A file that cannot be read (a
 malformed record, not UTF-8, too large) is reported in the result and the rest goes on.
 Threads: ingests read their sources at once but diff and write one at a time (the CLI, `POST /ingest`
 and the MCP tool share the lock); searches take no lock: the store keeps a read beside a write whole
@@ -32,7 +33,7 @@ from program.retrieval.embeddings import VERSION, Embedder, load_embedder
 from program.retrieval.fetch import Resolve, check_url, fetch_page
 from program.retrieval.indexing import IndexedDocument, IndexStats, document_hash, index_documents, indexed_documents
 from program.retrieval.readers import DEFAULT_INCLUDE, read
-from program.retrieval.sources import SourceFile, check_path, source_files
+from program.retrieval.sources import SourceFile, check_path, selected, source_files
 from program.retrieval.open_store import open_store
 from program.retrieval.store import Store
 from program.settings import Settings
@@ -61,6 +62,7 @@ class _Read(BaseModel):
     documents: dict[str, Document] = {}  # by doc_id: the first source to give an id wins
     errors: list[str] = []
     failed: set[str] = set()  # origins of the files that could not be read: never pruned
+    read: set[str] = set()  # origins of the files read whole: what they no longer hold is gone
 
 
 def ingest(sources: Iterable[Source], settings: Settings, *, collection: str | None = None,
@@ -75,7 +77,8 @@ def ingest(sources: Iterable[Source], settings: Settings, *, collection: str | N
     planned = [_check(source, settings, resolve) for source in sources]
     if not planned:
         raise IngestError("nothing to ingest: name at least one file, folder, archive or URL")
-    found = _read_all(planned, settings, include or DEFAULT_INCLUDE, exclude, progress, http, resolve)
+    include = include or DEFAULT_INCLUDE
+    found = _read_all(planned, settings, include, exclude, progress, http, resolve)
     store = store or open_store(settings)
     with _INDEXING:  # the diff below is stale the moment another ingest writes
         indexed = indexed_documents(store, collection)
@@ -84,7 +87,7 @@ def ingest(sources: Iterable[Source], settings: Settings, *, collection: str | N
                    if not _unchanged(indexed.get(d.doc_id), document_hash(d, version))]
         roots = {str(p) for p in planned if isinstance(p, Path)}
         drop = [doc_id for doc_id, held in indexed.items() if prune and held.root in roots
-                and doc_id not in found.documents and held.origin not in found.failed]
+                and doc_id not in found.documents and _gone(held, found, include, exclude)]
         stats = IndexStats(documents=0, chunks=0, embedded=0, skipped=0, deleted=0)
         if changed or drop:  # subtle: nothing to do must not even load the embedding models
             stats = index_documents(store, collection, changed, progress=progress, drop=drop,
@@ -141,6 +144,8 @@ def _documents(item: Document | Path | str, settings: Settings, include: Sequenc
             except IngestError as error:
                 found.errors.append(str(error))
                 found.failed.add(file.origin)
+            else:
+                found.read.add(file.origin)
 
 
 def _page(url: str, settings: Settings, http: httpx.Client | None, resolve: Resolve | None) -> list[Document]:
@@ -150,6 +155,22 @@ def _page(url: str, settings: Settings, http: httpx.Client | None, resolve: Reso
     # the URL as asked is the root, so asking again replaces the page even if its redirects changed
     file = SourceFile(root=url, path=name, origin=page.url, url=page.url, data=page.text.encode())
     return read(file, settings.ingest_max_bytes, suffix)
+
+
+def _gone(held: IndexedDocument, found: _Read, include: Sequence[str], exclude: Sequence[str]) -> bool:
+    """Whether a document of a pruned root is gone: its file was read again without it, or the
+    filters select its file and that file no longer exists.
+    subtle: filters narrower than the first ingest's (`--include '*.md'`, or `exclude: ["*"]`
+    over HTTP) once deleted every document they did not select, though its file was still there."""
+    if held.origin in found.failed:
+        return False
+    if held.origin in found.read:
+        return True
+    if held.origin.startswith(f"{held.root}!/"):  # a member the archive, read whole, no longer holds
+        return selected(held.origin.split("!/", 1)[1], include, exclude)
+    origin = Path(held.origin)
+    relative = origin.name if held.origin == held.root else held.origin.removeprefix(f"{held.root}/")
+    return selected(relative, include, exclude) and not origin.exists()
 
 
 def _unchanged(held: IndexedDocument | None, digest: str) -> bool:

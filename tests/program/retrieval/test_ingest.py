@@ -102,6 +102,30 @@ def test_prune_drops_only_the_gone_files_of_the_named_roots(tree, tmp_path, embe
     assert pruned.deleted == 2 and str(tree / "notes/torque.txt") not in origins and str(other) in origins
 
 
+def test_prune_with_narrower_filters_keeps_the_documents_whose_files_are_still_there(tree, tmp_path, embedder):
+    client = memory_store()
+    run([tree], tmp_path, client, embedder)
+    before = {p["origin"] for p in payloads(client)}
+    only_md = run([tree], tmp_path, client, embedder, include=["*.md"], prune=True)
+    assert only_md.deleted == 0 and {p["origin"] for p in payloads(client)} == before
+    nothing = run([tree], tmp_path, client, embedder, exclude=["*"], prune=True)  # what HTTP and MCP could send
+    assert nothing.deleted == 0 and {p["origin"] for p in payloads(client)} == before
+    (tree / "notes/torque.txt").unlink()
+    still_md = run([tree], tmp_path, client, embedder, include=["*.md"], prune=True)  # the filters skip the .txt
+    assert still_md.deleted == 0
+
+
+def test_prune_drops_a_record_its_file_no_longer_holds(tmp_path, embedder):
+    (tmp_path / "docs").mkdir()
+    facts = tmp_path / "docs" / "facts.jsonl"
+    facts.write_text('{"title": "Gear", "text": "A gear meshes."}\n{"title": "Cog", "text": "A cog turns."}\n')
+    client = memory_store()
+    run([tmp_path / "docs"], tmp_path, client, embedder)
+    facts.write_text('{"title": "Gear", "text": "A gear meshes."}\n')
+    pruned = run([tmp_path / "docs"], tmp_path, client, embedder, prune=True)
+    assert pruned.deleted == 1 and {p["title"] for p in payloads(client)} == {"Gear"}
+
+
 def test_documents_with_the_same_title_both_survive(tmp_path, embedder):
     for folder in ("a", "b"):
         (tmp_path / folder).mkdir()
