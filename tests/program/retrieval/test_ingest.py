@@ -197,8 +197,9 @@ def test_bad_sources_are_refused_before_anything_changes(tree, tmp_path, embedde
     with pytest.raises(IngestError, match=message):
         run([tree, *sources] if sources else [], tmp_path, client, embedder)
     assert not client.exists("mine") and embedder.texts == []
-    with pytest.raises(IngestError, match="bad collection name"):
-        run([tree], tmp_path, client, embedder, collection="../etc")
+    for bad in ("../etc", "mine\n", "x" * 200):  # "mine\n" once passed here and failed the store later, with HTTP 500
+        with pytest.raises(IngestError, match="bad collection name"):
+            run([tree], tmp_path, client, embedder, collection=bad)
 
 
 def test_the_cli_ingests_a_folder_and_prints_one_summary(tree, tmp_path, capsys):

@@ -62,6 +62,8 @@ def test_search_refuses_bad_input(tmp_path):
     assert client.get("/search", params={"q": ""}).status_code == 422
     assert client.get("/search", params={"q": "gears", "k": 500}).status_code == 422
     assert client.get("/search", params={"q": "gears", "collection": "../x"}).status_code == 400
+    for route in ("/search", "/corpus"):  # "mine\n" once passed one check and failed the store's, with HTTP 500
+        assert client.get(route, params={"q": "gears", "collection": "mine\n"}).status_code == 400
 
 
 @pytest.mark.parametrize("name, reason", [(".env", "hidden"), (".ssh/id_rsa", "hidden"), ("keys/server.pem", "key file"),
