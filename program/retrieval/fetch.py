@@ -11,6 +11,7 @@ This module does not parse or index the page; see `program.retrieval.readers` an
 
 from __future__ import annotations
 
+import codecs
 import socket
 from contextlib import closing
 from typing import NamedTuple
@@ -123,4 +124,13 @@ def _read_capped(response: httpx.Response, url: str, max_bytes: int) -> str:
         body += chunk
         if len(body) > max_bytes:
             raise IngestError(f"{shown_url(url)} is larger than {max_bytes} bytes (ingest_max_bytes)")
-    return body.decode(response.encoding or "utf-8", errors="replace")
+    return body.decode(_codec(response.encoding), errors="replace")
+
+
+def _codec(named: str | None) -> str:
+    """The page's stated charset if Python knows it as a text encoding; else UTF-8 (a page served as
+    `charset=rot13` had failed the whole ingest with a LookupError)."""
+    try:
+        return codecs.lookup(named).name if named and codecs.lookup(named)._is_text_encoding else "utf-8"
+    except LookupError:
+        return "utf-8"

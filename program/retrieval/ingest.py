@@ -142,12 +142,28 @@ def _documents(item: Document | Path | str, settings: Settings, include: Sequenc
     else:
         for file in source_files(item, include, exclude, settings.ingest_max_bytes):
             try:
-                yield read(file, settings.ingest_max_bytes)
-            except IngestError as error:
-                found.errors.append(str(error))
+                _check_name(file.origin)
+                documents = read(file, settings.ingest_max_bytes)
+            except Exception as error:  # noqa: BLE001 - one bad file is reported with its reason; the rest goes on
+                found.errors.append(str(error) if isinstance(error, IngestError) else
+                                    f"{_shown(file.origin)}: cannot be read ({type(error).__name__})")
                 found.failed.add(file.origin)
-            else:
-                found.read.add(file.origin)
+                continue
+            found.read.add(file.origin)
+            yield documents
+
+
+def _check_name(origin: str) -> None:
+    """A file whose name holds a byte that is not UTF-8 cannot be stored or cited: it is reported."""
+    try:
+        origin.encode("utf-8")
+    except UnicodeEncodeError:
+        raise IngestError(f"{_shown(origin)}: its name is not UTF-8") from None
+
+
+def _shown(origin: str) -> str:
+    """A file name as a one-line message can show it: undecodable bytes and newlines escaped."""
+    return origin if origin.isprintable() else repr(origin)[1:-1]
 
 
 def _page(url: str, settings: Settings, http: httpx.Client | None, resolve: Resolve | None) -> list[Document]:

@@ -67,6 +67,15 @@ def test_a_redirect_is_followed_and_the_page_keeps_its_final_url(tmp_path):
     assert (page.url, page.content_type, page.text) == ("https://docs.example.com/guide", "text/html", PAGE)
 
 
+@pytest.mark.parametrize("charset", ["rot13", "no-such-charset", "base64"])
+def test_a_page_whose_charset_is_no_text_encoding_is_read_as_utf8(tmp_path, charset):
+    # served as charset=rot13, a page had failed the whole ingest with a LookupError
+    odd = httpx.Response(200, headers={"content-type": f"text/html; charset={charset}"}, content=PAGE.encode())
+    page = fetch_page("https://docs.example.com/p", online(tmp_path), http=serve({"https://docs.example.com/p": odd}),
+                      resolve=resolve)
+    assert page.text == PAGE
+
+
 def test_a_redirect_to_a_private_address_is_refused(tmp_path):
     http = serve({"https://docs.example.com/go": httpx.Response(302, headers={"location": "http://169.254.169.254/"})})
     with pytest.raises(IngestError, match="169.254.169.254"):

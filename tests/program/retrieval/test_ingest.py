@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import io
 import json
+import os
 import tarfile
 import zipfile
 
@@ -137,6 +138,21 @@ def test_documents_with_the_same_title_both_survive(tmp_path, embedder):
     texts = sorted(p["text"] for p in payloads(client))
     assert report.documents == 4 and len({p["doc_id"] for p in payloads(client)}) == 4
     assert texts == ["# Readme\n\nThe a package readme.", "# Readme\n\nThe b package readme.", "First record.", "Second record."]
+
+
+@pytest.mark.parametrize("name, data, reason", [
+    (os.fsdecode(b"bad-\xff-name.md"), b"# Bad\n\nA page.\n", "its name is not UTF-8"),
+    ("deep.json", b"[" * 100_000, "deep.json"),
+    ("deep.py", b"x = " + b"-" * 5_000 + b"1\n", "deep.py"),
+    ("nested.py", b"f" + b"(x)" * 5_000 + b"\n", "nested.py"),
+])
+def test_a_bad_file_beside_good_ones_is_reported_and_the_rest_indexed(tree, tmp_path, embedder, name, data, reason):
+    good = run([tree], tmp_path, memory_store(), embedder).documents
+    (tree / name).write_bytes(data)
+    client = memory_store()
+    report = run([tree], tmp_path, client, embedder)
+    assert len(report.errors) == 1 and reason in report.errors[0] and "\n" not in report.errors[0]
+    assert report.documents == good  # every good file is indexed
 
 
 def test_a_malformed_record_fails_its_file_only_and_is_reported(tree, tmp_path, embedder):
