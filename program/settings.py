@@ -80,6 +80,10 @@ class Settings(BaseSettings):
     serve_max_pending: int = Field(64, ge=1, description="requests admitted at once, running or queued; more get 503")
     serve_max_body_bytes: int = Field(64 * 1024, ge=1024)
     ingest_max_bytes: int = Field(5 * 2**20, ge=1024, description="largest file or web page `ingest` accepts")
+    ingest_archive_max_members: int = Field(20_000, ge=1, description="most files one archive may hold "
+                                            "(the AWS guides' archive holds 2,797)")
+    ingest_archive_max_bytes: int = Field(512 * 2**20, ge=1024, description="most bytes `ingest` reads from one "
+                                          "archive's files, as declared and as read (the AWS guides': 20 MB)")
     ingest_timeout_s: float = Field(20.0, gt=0, description="per HTTP request when `ingest` fetches a URL")
     serve_ingest: bool = Field(False, description="allow POST /ingest on the HTTP service")
     ingest_roots: list[Path] = Field([], description="folders whose files the HTTP service and the MCP server may "

@@ -32,7 +32,7 @@ from program.retrieval.embeddings import VERSION, Embedder, load_embedder
 from program.retrieval.fetch import Resolve, check_url, fetch_page
 from program.retrieval.indexing import IndexedDocument, IndexStats, document_hash, index_documents, indexed_documents
 from program.retrieval.readers import DEFAULT_INCLUDE, read
-from program.retrieval.sources import SourceFile, check_path, selected, source_files
+from program.retrieval.sources import ArchiveCaps, SourceFile, check_path, selected, source_files
 from program.retrieval.open_store import open_store
 from program.retrieval.store import Store, check_name
 from program.settings import Settings
@@ -140,7 +140,8 @@ def _documents(item: Document | Path | str, settings: Settings, include: Sequenc
     elif isinstance(item, str):
         yield _page(item, settings, http, resolve)
     else:
-        for file in source_files(item, include, exclude, settings.ingest_max_bytes):
+        caps = ArchiveCaps(settings.ingest_archive_max_members, settings.ingest_archive_max_bytes)
+        for file in source_files(item, include, exclude, settings.ingest_max_bytes, caps):
             try:
                 _check_name(file.origin)
                 documents = read(file, settings.ingest_max_bytes)

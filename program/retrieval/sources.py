@@ -30,6 +30,13 @@ SECRET_FILE = re.compile(r"^(\.env(\..+)?|\.netrc|\.pgpass|\.npmrc|\.pypirc|id_(
                          r"credentials(\.json)?|.+\.(pem|key|p12|pfx|kdbx|keystore|jks))$", re.IGNORECASE)
 
 
+class ArchiveCaps(NamedTuple):
+    """How much one archive may hold: file members, and bytes of the members read (declared and read)."""
+
+    members: int
+    total_bytes: int
+
+
 class SourceFile(NamedTuple):
     root: str  # the resolved path the user named: its documents are pruned together
     path: str  # relative to the root, with "/" separators
@@ -57,12 +64,14 @@ def is_archive(path: Path) -> bool:
     return path.name.lower().endswith(ARCHIVES)
 
 
-def source_files(root: Path, include: Sequence[str], exclude: Sequence[str], max_bytes: int) -> Iterator[SourceFile]:
-    """The files under a resolved file, folder or archive `root`, in a stable order."""
+def source_files(root: Path, include: Sequence[str], exclude: Sequence[str], max_bytes: int,
+                 caps: ArchiveCaps) -> Iterator[SourceFile]:
+    """The files under a resolved file, folder or archive `root`, in a stable order. An archive past
+    `caps` is an IngestError naming it, the cap and its setting."""
     if root.is_dir():
         yield from _folder(root, include, exclude, max_bytes)
     elif is_archive(root):
-        yield from _archive(root, include, exclude, max_bytes)
+        yield from _archive(root, include, exclude, max_bytes, caps)
     else:
         yield SourceFile(str(root), root.name, str(root), root.as_uri(), _read(root, max_bytes))
 
@@ -84,31 +93,72 @@ def _folder(root: Path, include: Sequence[str], exclude: Sequence[str], max_byte
                 yield SourceFile(str(root), relative, str(path), path.as_uri(), _read(path, max_bytes))
 
 
-def _archive(root: Path, include: Sequence[str], exclude: Sequence[str], max_bytes: int) -> Iterator[SourceFile]:
+def _archive(root: Path, include: Sequence[str], exclude: Sequence[str], max_bytes: int,
+             caps: ArchiveCaps) -> Iterator[SourceFile]:
+    # subtle: capped as a whole, not per member: 60 members of 5 MB in a 618 KB zip held 314 M characters
+    tally = _Tally(root, caps)
     try:
         if root.name.lower().endswith(".zip"):
-            yield from _zip_members(root, include, exclude, max_bytes)
+            yield from _zip_members(root, include, exclude, max_bytes, tally)
         else:
-            yield from _tar_members(root, include, exclude, max_bytes)
+            yield from _tar_members(root, include, exclude, max_bytes, tally)
     except (tarfile.TarError, zipfile.BadZipFile, EOFError, OSError) as error:
         raise IngestError(f"{root} is not a readable archive: {error}") from None
 
 
-def _tar_members(root: Path, include: Sequence[str], exclude: Sequence[str], max_bytes: int) -> Iterator[SourceFile]:
+def _tar_members(root: Path, include: Sequence[str], exclude: Sequence[str], max_bytes: int,
+                 tally: _Tally) -> Iterator[SourceFile]:
     # subtle: "r|*" streams the archive in order, so a .tar.gz is decompressed once, not seeked in
     with tarfile.open(root, "r|*") as tar:
         for member in tar:
             name = member.name.removeprefix("./")
+            if member.isfile():
+                tally.member()
             if member.isfile() and selected(name, include, exclude):
-                yield SourceFile(str(root), name, f"{root}!/{name}", "", tar.extractfile(member).read(max_bytes + 1))
+                tally.expect(min(member.size, max_bytes + 1))  # as declared, before reading
+                data = tally.read(tar.extractfile(member).read(max_bytes + 1))
+                yield SourceFile(str(root), name, f"{root}!/{name}", "", data)
 
 
-def _zip_members(root: Path, include: Sequence[str], exclude: Sequence[str], max_bytes: int) -> Iterator[SourceFile]:
+def _zip_members(root: Path, include: Sequence[str], exclude: Sequence[str], max_bytes: int,
+                 tally: _Tally) -> Iterator[SourceFile]:
     with zipfile.ZipFile(root) as archive:
-        for info in archive.infolist():
-            if not info.is_dir() and selected(info.filename, include, exclude):
-                with archive.open(info) as member:
-                    yield SourceFile(str(root), info.filename, f"{root}!/{info.filename}", "", member.read(max_bytes + 1))
+        wanted = [i for i in archive.infolist() if not i.is_dir() and selected(i.filename, include, exclude)]
+        for info in archive.infolist():  # a zip states every size up front: refused before anything is read
+            if not info.is_dir():
+                tally.member()
+        tally.expect(sum(min(i.file_size, max_bytes + 1) for i in wanted))
+        for info in wanted:  # subtle: the sizes a zip states can lie: what is read is counted too
+            with archive.open(info) as member:
+                data = tally.read(member.read(max_bytes + 1))
+                yield SourceFile(str(root), info.filename, f"{root}!/{info.filename}", "", data)
+
+
+class _Tally:
+    """An archive's members and bytes so far, against its caps."""
+
+    def __init__(self, root: Path, caps: ArchiveCaps):
+        self.root, self.caps, self.members, self.bytes = root, caps, 0, 0
+
+    def member(self) -> None:
+        self.members += 1
+        if self.members > self.caps.members:
+            raise IngestError(f"{self.root} holds more than {self.caps.members} files "
+                              "(GATEDRAG_INGEST_ARCHIVE_MAX_MEMBERS)")
+
+    def expect(self, size: int) -> None:
+        """`size` more bytes are about to be read: refused now if they would pass the cap."""
+        self._check(self.bytes + size)
+
+    def read(self, data: bytes) -> bytes:
+        self.bytes += len(data)
+        self._check(self.bytes)
+        return data
+
+    def _check(self, total: int) -> None:
+        if total > self.caps.total_bytes:
+            raise IngestError(f"{self.root} holds more than {self.caps.total_bytes} bytes of files to read "
+                              "(GATEDRAG_INGEST_ARCHIVE_MAX_BYTES)")
 
 
 def _read(path: Path, max_bytes: int) -> bytes:
