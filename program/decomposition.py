@@ -48,7 +48,8 @@ _OPTIONS = re.compile(r",\s*([^,?]+?)\s+or\s+([^,?]+?)\s*[?.]*\s*$")
 _BRIDGE = re.compile(r"\b(?i:the|a|an|this)\s+((?:[a-z-]+\s+){0,2}?[a-z-]+)\s+(?:that|which|who|whom|whose|where|"
                      r"(?:in|at|on|for|from|by|with|of)\s+(?:which|whom)|\w+ed\s+by|written\s+by|known\s+by)\s")
 # subtle: only a question word starts a second question; "and was the first track" continues the first
-_CLAUSE_SPLIT = re.compile(r",?\s+and\s+(?=(?:what|which|who|whom|where|when|why|how)\b)", re.I)
+# (the spaces start after a comma or a non-space: from every space of a long run, the search was quadratic)
+_CLAUSE_SPLIT = re.compile(r"(?:,|(?<=\S))\s+and\s+(?=(?:what|which|who|whom|where|when|why|how)\b)", re.I)
 
 
 @dataclass(frozen=True)

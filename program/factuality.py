@@ -42,7 +42,8 @@ _MONTH = re.compile(r"\b(january|february|march|april|may|june|july|august|septe
 _NEGATION = re.compile(r"\b(not|no|never|neither|nor|none|cannot)\b|n't\b", re.I)
 # subtle: negations are compared clause by clause: "Although X is similar to Y's work, the builder has not been
 # determined" denies nothing about the similarity a claim affirms
-_CLAUSE = re.compile(r"[,;:]\s+|\s*\b(?:but|although|though|whereas|while|yet)\b\s*", re.I)
+# subtle: no leading `\s*`: tried at every space of a long run of them, it was quadratic
+_CLAUSE = re.compile(r"[,;:]\s+|\b(?:but|although|though|whereas|while|yet)\b", re.I)
 _OVERCONFIDENT = re.compile(r"\b(definitely|certainly|undoubtedly|unquestionably|guaranteed|always|absolutely|"
                             r"without (a )?doubt|100%)", re.I)
 # subtle: "may" only in lower case: "May 1945" is a month, not a hedge
@@ -139,7 +140,7 @@ def _months(text: str) -> set[str]:
 
 
 def _clauses(text: str) -> list[str]:
-    return [c for c in _CLAUSE.split(text) if c and c.strip()]
+    return [c.strip() for c in _CLAUSE.split(text) if c and c.strip()]
 
 
 def _closest(clause: str, said: Sequence[str]) -> str:

@@ -31,7 +31,8 @@ _WORD = re.compile(r"[a-z0-9]+")
 _LATIN = re.compile(r"[A-Za-z]")
 _DISAMBIGUATION = re.compile(r"\s*\([^)]*\)\s*$")
 # where a title's subject ends and its description starts: "json — JSON encoder", "S3: Buckets"
-_TITLE_TAIL = re.compile(r"\s+[—–-]\s+|:\s+|\s+\|\s+")
+# (a separator's spaces start after a non-space: from every space of a long run, the search was quadratic)
+_TITLE_TAIL = re.compile(r"(?<=\S)\s+[—–-]\s+|:\s+|(?<=\S)\s+\|\s+")
 # subtle: the second passage after a cliff is often a two-hop question's bridge, so a cut keeps it
 MIN_KEPT = 2
 # question words that say how to ask, not what to find: no passage needs to use them
