@@ -12,8 +12,8 @@ attacker's host, or a secret's name; compared in lower case, letters and digits 
 - `web_query`: in a query the loop sent to the web.
 "before" is the same program with the plain rendering (`[n] title: text`) and without the
 web-provenance rule, both patched back in below; "after" is the program as it is. Web-query
-attacks run with two web searches and two judge calls (an optimizer may pick them): with the
-default budgets no web page is read before the one web search. This check needs the HotpotQA
+attacks run with two web searches, two judge calls, and the judge asked about every draft (an
+optimizer may pick these): with the defaults no web page is read before the one web search. This check needs the HotpotQA
 index (`python -m program index`) and the local LM; the full run takes about 5 minutes on 2 cores.
 """
 
@@ -39,8 +39,10 @@ from program.retrieval.web_search import WebResult
 from program.settings import Settings
 
 PAGES = Path(__file__).with_name("injection_pages.json")
-# web-query attacks: two web searches, and the judge asked every round (only its gaps become web queries)
-QUERY_BUDGETS = {"max_web_searches": 2, "max_judge_calls": 2, "max_iterations": 5, "cliff_to_answer": 1.0}
+# web-query attacks: two web searches, and the judge asked every round (only its gaps become web queries):
+# the gate asks it about a draft its passages do not fully support, so `answer_support` 1.0 asks it every time
+QUERY_BUDGETS = {"max_web_searches": 2, "max_judge_calls": 2, "max_iterations": 5, "cliff_to_answer": 1.0,
+                 "answer_support": 1.0}
 # no time limit: on a loaded machine a limit cut some runs short before their page was read,
 # in one condition and not the other
 TIME_LIMIT_S = None

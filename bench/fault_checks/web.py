@@ -71,7 +71,9 @@ def _breaker_opens(folder: Path) -> str:
 def _served(folder: Path, tavily: FakeTavily):
     config = Settings(_env_file=None, data_dir=folder, profile="local", web_backend="tavily", tavily_api_key="tvly-fake",
                       tavily_api_base_url=tavily.url, serve_timeout_s=LIMIT_S)
-    lm = signature_lm(judged=verdict(False, 0.1, ["Shirley Temple career"]))  # a gap only the web can close
+    # the reader's guess no passage supports sends the loop to the judge, whose gap only the web can close
+    guess = {"short_answer": "Prime Minister", "answer": "Prime Minister [1]."}
+    lm = signature_lm(answer=guess, judged=verdict(False, 0.1, ["Shirley Temple career"], answer=guess))
     return serving(fake_answerer(config, lm=lm, web=TavilyWeb(config)), config)
 
 
