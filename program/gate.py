@@ -92,8 +92,9 @@ def decide(s: Signals, p: Progress, b: Budget, t: Thresholds) -> Decision:
         return expand
     if verdict is None and not p.draft_current:
         # subtle: the reader decides here, not the judge: the 0.5B judge called nearly every
-        # evidence set sufficient, and its short answers were phrases (MuSiQue F1 0.03 against
-        # the reader's 0.07); a draft its passages do not support is what buys the judge
+        # evidence set sufficient and wrote phrases for short answers; on 20 MuSiQue questions the
+        # reader was as right (F1 0.020 against 0.026) in 6.9 s against 8.9 s at the median. A
+        # draft its passages do not support is what buys the judge
         return _finish("ambiguous", f"signals are inconclusive (cliff {s.cliff:.2f}, best {s.best:.2f}, "
                        f"entities {s.entity_coverage:.0%}, terms {s.term_coverage:.0%}): the reader drafts", p, t)
     if verdict is None:
