@@ -50,7 +50,9 @@ def call_within(predictor, seconds_left: float | None, **inputs) -> dspy.Predict
     is left. Any other error of the call propagates unchanged. DSPy settings set with
     `dspy.context` in the calling thread (lm, adapter, usage tracking) apply to the call.
     """
-    if seconds_left is not None and seconds_left <= 0:
+    if seconds_left is None:
+        return predictor(**inputs)  # nothing to cancel: no worker thread, no event loop
+    if seconds_left <= 0:
         raise DeadlineExceeded(f"{_name(predictor)}: no time left to call the LM")
     call = _Call(predictor, seconds_left, inputs)
     worker = threading.Thread(target=contextvars.copy_context().run, args=(call.run,),

@@ -9,6 +9,8 @@ question itself: the loop always searches it too.
 
 from __future__ import annotations
 
+import functools
+
 import re
 from dataclasses import dataclass
 
@@ -92,7 +94,13 @@ def compared_names(question: str) -> tuple[str, ...]:
 
 def named_entities(text: str) -> list[str]:
     """Quoted titles, capitalised names, acronyms and technical tokens, in order of appearance, deduplicated."""
-    return [e.name for e in _entities(text)]
+    return list(_names_in(text))
+
+
+@functools.lru_cache(maxsize=8192)
+def _names_in(text: str) -> tuple[str, ...]:
+    # subtle: cached because the gate asks it of the same passages' sentences every round
+    return tuple(e.name for e in _entities(text))
 
 
 # --- entities -----------------------------------------------------------------------

@@ -9,6 +9,7 @@ in a draft stay valid when the draft is refined. This module does not retrieve a
 
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass, field
 from urllib.parse import urlsplit
@@ -34,8 +35,10 @@ def approx_tokens(text: str) -> int:
     return len(text) // 4 + 1
 
 
-def terms(text: str) -> set[str]:
-    return {w for w in _WORD.findall(text.lower()) if w not in _STOP}
+@functools.lru_cache(maxsize=16384)
+def terms(text: str) -> frozenset[str]:
+    # subtle: cached because the gate, the renderer and the factuality check ask it of the same sentences
+    return frozenset(w for w in _WORD.findall(text.lower()) if w not in _STOP)
 
 
 def split_sentences(text: str) -> list[str]:
@@ -128,25 +131,27 @@ def mmr_order(passages: list[Passage], indices: list[int], relevance_weight: flo
     if relevance_weight >= 1.0 or len(ranked) < 3:
         return ranked
     top = max(passages[ranked[0]].score, 1e-9)
-    relevance = {i: passages[i].score / top for i in ranked}
-    picked: list[int] = []
-    left = ranked
+    relevance = np.array([passages[i].score / top for i in ranked])
+    unit = _unit_vectors([passages[i] for i in ranked])
+    closest = np.zeros(len(ranked))  # each passage's highest cosine to one already picked
+    left, picked = list(range(len(ranked))), []
     while left:
-        best = max(left, key=lambda i: relevance_weight * relevance[i]
-                   - (1 - relevance_weight) * _max_cosine(passages[i], [passages[j] for j in picked]))
-        picked.append(best)
-        left = [i for i in left if i != best]
+        gains = relevance_weight * relevance[left] - (1 - relevance_weight) * closest[left]
+        best = left[int(np.argmax(gains))]  # argmax takes the first of ties: score order breaks them
+        picked.append(ranked[best])
+        left.remove(best)
+        if unit is not None:
+            closest = np.maximum(closest, unit @ unit[best])
     return picked
 
 
-def _max_cosine(p: Passage, picked: list[Passage]) -> float:
-    if p.vector is None:
-        return 0.0
-    others = [q.vector for q in picked if q.vector is not None]
-    if not others:
-        return 0.0
-    v, m = np.asarray(p.vector), np.asarray(others)
-    return float(np.max(m @ v / np.maximum(np.linalg.norm(m, axis=1) * np.linalg.norm(v), 1e-9)))
+def _unit_vectors(passages: list[Passage]) -> np.ndarray | None:
+    """The passages' vectors scaled to length 1 (a passage without one: zeros, similar to nothing)."""
+    if all(p.vector is None for p in passages):
+        return None
+    size = len(next(p.vector for p in passages if p.vector is not None))
+    m = np.array([p.vector if p.vector is not None else [0.0] * size for p in passages], dtype=float)
+    return m / np.maximum(np.linalg.norm(m, axis=1, keepdims=True), 1e-9)
 
 
 def format_evidence(shown: list[Shown]) -> str:

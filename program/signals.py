@@ -14,6 +14,7 @@ Pure functions over numbers and text. This module decides nothing: `program.gate
 
 from __future__ import annotations
 
+import functools
 import re
 import unicodedata
 from dataclasses import asdict, dataclass, replace
@@ -115,9 +116,14 @@ def is_plateau(scores: list[float], t: Thresholds) -> bool:
 
 def mentions(entity: str, text: str) -> bool:
     """The entity's name, or every word of it, in the text (case and punctuation aside)."""
-    words = _WORD.findall(entity.lower())
-    found = set(_WORD.findall(text.lower()))
-    return bool(words) and (entity.lower() in text.lower() or all(w in found for w in words))
+    words = _words(entity)
+    return bool(words) and (entity.lower() in text.lower() or words <= _words(text))
+
+
+@functools.lru_cache(maxsize=16384)
+def _words(text: str) -> frozenset[str]:
+    # subtle: cached because the gate compares the same names and titles many times a round
+    return frozenset(_WORD.findall(text.lower()))
 
 
 def question_terms(question: str, entities: list[str]) -> list[str]:
