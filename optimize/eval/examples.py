@@ -5,13 +5,14 @@ or saved dataset folder (`optimize.eval.user_file`; its splits are the values of
 column, free text). A file's identity is its absolute path and its sha256, so a run of one
 file never resumes a run of another, nor of the same path after it changed.
 `job_splits` picks the optimizer's train and validation sets (see its docstring for the seeded
-fallback). This module reads data; it does not run or score anything.
+fallback), and `job_sets` carves the validation set into the job's select and report sets. This module reads data; it does not run or score anything.
 """
 
 from __future__ import annotations
 
 import hashlib
 import random
+from dataclasses import dataclass
 from pathlib import Path
 
 import dspy
@@ -75,17 +76,56 @@ def _load(settings: Settings, ref: DatasetRef, split: str) -> list[dspy.Example]
     return by_split[split]
 
 
-def job_examples(settings: Settings, ref: DatasetRef, val_split: str | None,
-                 seed: int) -> tuple[list[dspy.Example], list[dspy.Example], str]:
-    """The optimize job's train set, validation set and validation split name (see `job_splits`)."""
-    if ref.name == "hotpotqa":  # its splits are separate files: read only the two the job uses
+@dataclass
+class JobSets:
+    """The optimize job's three disjoint question sets, and where each came from."""
+    train: list[dspy.Example]
+    select: list[dspy.Example]
+    report: list[dspy.Example]
+    select_name: str
+    report_name: str
+
+    def limited(self, train: int | None, select: int | None, report: int | None) -> JobSets:
+        return JobSets(self.train[:train], self.select[:select], self.report[:report], self.select_name, self.report_name)
+
+
+def job_examples(settings: Settings, ref: DatasetRef, val_split: str | None, report_split: str | None,
+                 seed: int) -> JobSets:
+    """The optimize job's train, select and report sets (see `job_splits` and `job_sets`)."""
+    if ref.name == "hotpotqa":  # its splits are separate files: read only the ones the job uses
         val_split = val_split or "dev"
-        by_split = {"train": _load(settings, ref, "train"), val_split: _load(settings, ref, val_split)}
+        wanted = {"train", val_split} | ({report_split} if report_split else set())
+        by_split = {split: _load(settings, ref, split) for split in wanted}
     elif ref.name == "aws_docs":
         by_split = {split: _load(settings, ref, split) for split in aws_docs.SPLITS_AVAILABLE}
     else:
         by_split = read_examples(Path(ref.name))
-    return job_splits(by_split, val_split, seed)
+    if report_split == TEST or report_split is not None and report_split not in by_split:
+        raise DatasetError(f"unknown report split {report_split!r}; the dataset's splits: "
+                           f"{', '.join(s for s in by_split if s and s != TEST)}")
+    train, val, val_name = job_splits(by_split, val_split, seed)
+    return job_sets(train, val, val_name, by_split[report_split] if report_split else None, report_split or "", seed)
+
+
+def job_sets(train: list[dspy.Example], val: list[dspy.Example], val_name: str, report: list[dspy.Example] | None,
+             report_name: str, seed: int) -> JobSets:
+    """Select and report never share a question, and neither shares one with train.
+
+    With a named report split (HotpotQA's smoke set), select is the validation split without the
+    report's questions. Otherwise the validation split is shuffled with `seed` (a file is often
+    sorted by kind or difficulty) and cut in two halves: select first, report second."""
+    trained = {e.qid for e in train}
+    val = [e for e in val if e.qid not in trained]
+    if report is not None:
+        held = {e.qid for e in report}
+        return JobSets(train, [e for e in val if e.qid not in held], report, f"{val_name} without {report_name}",
+                       report_name)
+    if len(val) < 2:
+        raise DatasetError("too few validation questions to select on and report on (need 2)")
+    shuffled = list(val)
+    random.Random(seed).shuffle(shuffled)
+    cut = len(shuffled) // 2
+    return JobSets(train, shuffled[:cut], shuffled[cut:], f"{val_name} (select half)", f"{val_name} (report half)")
 
 
 def job_splits(by_split: dict[str, list[dspy.Example]], val_split: str | None,

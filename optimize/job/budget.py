@@ -93,11 +93,12 @@ class Estimate(BaseModel):
     dollars: float | None
 
 
-def estimate(config: OptimizeConfig, val_size: int, train_size: int, model: str) -> Estimate:
-    """An upper bound: every threshold trial is counted as if none of its calls were cached."""
-    demos_runs = train_size * (config.candidates + 1)
-    phases = {"baseline eval": val_size, "prompt optimization": demos_runs,
-              "threshold trials": val_size * config.threshold_trials, "compiled eval": val_size}
+def estimate(config: OptimizeConfig, select_size: int, report_size: int, model: str) -> Estimate:
+    """An upper bound on the real LM runs: threshold trials are replayed and cost none, but the
+    chosen point runs once more on the select questions."""
+    candidates = config.demo_sets if config.optimizer == "labelled" else 1
+    phases = {"baseline eval (report)": report_size, "prompt candidates (select)": select_size * (candidates + 1),
+              "chosen thresholds (select)": select_size, "compiled eval (report)": report_size}
     calls = round(sum(phases.values()) * CALLS_PER_QUESTION)
     prompt, completion = calls * PROMPT_TOKENS_PER_CALL, calls * COMPLETION_TOKENS_PER_CALL
     return Estimate(phases=phases, lm_calls=calls, prompt_tokens=prompt, completion_tokens=completion,

@@ -1,7 +1,7 @@
 """The recipes behind `python -m optimize` (the job, `run`) and `python -m optimize export`.
 
-`run` reads the config (preset, then `--config FILE`, then flags), reads the dataset's train and
-validation questions (`optimize.eval.examples.job_examples`), picks the run folder (a new
+`run` reads the config (preset, then `--config FILE`, then flags), reads the dataset's train,
+select and report questions (`optimize.eval.examples.job_examples`), picks the run folder (a new
 one, `--resume RUN_ID`, or by default the last unfinished run with the same config), builds or
 reuses the indexes, starts the LM with DSPy's cache on (threshold trials reuse its calls), and
 runs `optimize.job.job.Job`. `--dry-run` prints the estimated LM spending and stops.
@@ -29,34 +29,37 @@ def run_command(args: argparse.Namespace) -> int:
     args.collection = args.collection or (loaded.dataset if loaded.dataset in CORPORA else None)
     settings = settings_from_args(args, profile="profile", local_model="local_model", data_dir="data_dir",
                                   collection="collection")
-    config, train, val = _dataset(settings, loaded)
+    config, sets = _dataset(settings, loaded)
+    if config.teacher_model and config.optimizer == "labelled":
+        raise UsageError("--teacher-model needs --optimizer bootstrap, mipro or gepa: labelled demos are taught by "
+                         "the labels")
     model = settings.local_model if settings.resolved_profile == "local" else settings.openai_model
     if args.dry_run:
-        return _dry_run(config, len(val), len(train), model)
+        return _dry_run(config, sets, model)
     folder = _folder(settings, config, args.resume)
-    print(f"optimize run {folder.name}: {len(train)} train, {len(val)} {config.val_split} questions -> {folder}",
-          file=sys.stderr)
-    return _run(config, settings, folder, model, train, val, args.progress)
+    print(f"optimize run {folder.name}: {len(sets.train)} train, {len(sets.select)} select ({sets.select_name}), "
+          f"{len(sets.report)} report ({sets.report_name}) questions -> {folder}", file=sys.stderr)
+    return _run(config, settings, folder, model, sets, args.progress)
 
 
 def _dataset(settings, config):
     """The config with its dataset resolved (a file's absolute path and sha256, the validation split's
-    name), and the train and validation questions, cut to their limits."""
+    name), and the train, select and report questions, cut to their limits."""
     from optimize.eval.example_schema import DatasetError, DatasetFileError
     from optimize.eval.examples import job_examples, resolve_dataset
 
     try:
         ref = resolve_dataset(config.dataset)
-        train, val, val_split = job_examples(settings, ref, config.val_split, config.seed)
+        sets = job_examples(settings, ref, config.val_split, config.report_split, config.seed)
     except DatasetFileError:
         raise  # the file's content, not the command: exit 1, like missing data
     except DatasetError as error:
         raise UsageError(str(error)) from None
-    config = config.model_copy(update={"dataset": ref.name, "dataset_sha256": ref.sha256, "val_split": val_split})
-    return config, train[:config.train_limit], val[:config.val_limit]
+    config = config.model_copy(update={"dataset": ref.name, "dataset_sha256": ref.sha256})
+    return config, sets.limited(config.train_limit, config.select_limit, config.report_limit)
 
 
-def _run(config, settings, folder: Path, model: str, train, val, progress: bool) -> int:
+def _run(config, settings, folder: Path, model: str, sets, progress: bool) -> int:
     import dspy
 
     from optimize.durable import write_atomic
@@ -73,11 +76,13 @@ def _run(config, settings, folder: Path, model: str, train, val, progress: bool)
     params = config.model_dump(exclude={"caps"}) | {f"cap.{k}": v for k, v in config.caps.model_dump().items()} | {
         "profile": settings.resolved_profile, "model": model}
     try:
-        with build_lm(settings, cache=True) as handle, tracked_run(settings, folder, params, EXPERIMENT) as tracking:
+        with build_lm(settings, cache=True) as handle, _teacher(settings, config) as teacher, \
+                tracked_run(settings, folder, params, EXPERIMENT) as tracking:
             print(f"profile: {handle.description}", file=sys.stderr)
             dspy.configure(lm=handle.lm, adapter=dspy.JSONAdapter(), track_usage=True, callbacks=[guard])
             tracking.log_files([folder / "config.json"], folder)
-            summary = Job(config, settings, folder, model, guard, tracking, progress).run(uncompiled, train, val)
+            job = Job(config, settings, folder, model, guard, tracking, progress, teacher.lm if teacher else None)
+            summary = job.run(uncompiled, sets)
     except BudgetExceeded as stop:
         print(f"stopped: {stop}. What finished is in {folder}; raise the cap and resume with --resume {folder.name}",
               file=sys.stderr)
@@ -85,9 +90,20 @@ def _run(config, settings, folder: Path, model: str, train, val, progress: bool)
     except KeyboardInterrupt:
         print(f"\ninterrupted: resume with `python -m optimize --resume {folder.name}`", file=sys.stderr)
         return INTERRUPTED
-    print(_final_table(summary))
+    print(summary)
     print(f"compiled program: {folder / PROGRAM}\nreport: {folder / 'eval' / 'report.html'}")
     return 0
+
+
+def _teacher(settings, config):
+    """The teacher LM's handle, or a null context when the config names none."""
+    import contextlib
+
+    from program.lm.lm_profiles import build_teacher
+
+    if config.teacher_model is None:
+        return contextlib.nullcontext()
+    return build_teacher(settings, config.teacher_model)
 
 
 def _program(settings, build_program):
@@ -119,10 +135,10 @@ def _folder(settings, config, resume: str | None) -> Path:
     return folder
 
 
-def _dry_run(config, val_size: int, train_size: int, model: str) -> int:
+def _dry_run(config, sets, model: str) -> int:
     from optimize.job.budget import estimate
 
-    e = estimate(config, val_size, train_size, model)
+    e = estimate(config, len(sets.select), len(sets.report), model)
     print(f"dry run of preset {config.preset} ({config.optimizer}), nothing spent:")
     for phase, questions in e.phases.items():
         print(f"  {phase:<22} {questions:>5} questions")
@@ -133,23 +149,10 @@ def _dry_run(config, val_size: int, train_size: int, model: str) -> int:
 
 def _overrides(args: argparse.Namespace) -> dict:
     caps = {k: getattr(args, f"max_{k}") for k in ("lm_calls", "tokens", "dollars") if getattr(args, f"max_{k}") is not None}
-    flags = {k: getattr(args, k) for k in ("dataset", "val_split", "optimizer", "train_limit", "val_limit",
-                                           "threshold_trials", "latency_weight", "latency_budget_s")}
+    flags = {k: getattr(args, k) for k in ("dataset", "val_split", "report_split", "optimizer", "teacher_model",
+                                           "train_limit", "select_limit", "report_limit", "threshold_trials",
+                                           "latency_weight", "latency_budget_s")}
     return flags | ({"caps": caps} if caps else {})
-
-
-def _final_table(summary) -> str:
-    from optimize.eval.document import Table, to_text
-
-    by = {s.system: s for s in summary.systems}
-    base, comp = by["baseline"], by["compiled"]
-    rows = []
-    for metric in ("composite", "f1", "evidence_recall", "citation_recall", "citation_precision"):
-        b, c = base.metrics[metric], comp.metrics[metric]
-        rows.append([metric, str(b), str(c), f"{c.mean - b.mean:+.3f}"])
-    rows.append(["latency p50 s", f"{base.latency_p50_s:.1f}", f"{comp.latency_p50_s:.1f}",
-                 f"{comp.latency_p50_s - base.latency_p50_s:+.1f}"])
-    return to_text(Table(["metric", "baseline (95% CI)", "compiled (95% CI)", "delta"], rows))
 
 
 def export_command(args: argparse.Namespace) -> int:
@@ -174,11 +177,16 @@ def add_parsers(sub, positive_int) -> None:
     run.add_argument("--dataset", metavar="FILE|NAME", help=(
         "hotpotqa (default), aws_docs, or a labelled question file (.jsonl, .csv, .parquet) or saved dataset folder: "
         "trains on its train split and validates on its validation/dev split (see datasets/README.md)"))
-    run.add_argument("--val-split", help="the split to validate on (default: the preset's for hotpotqa, else the "
-                                         "dataset's validation split)")
-    run.add_argument("--optimizer", choices=["bootstrap", "mipro", "gepa"])
+    run.add_argument("--val-split", help="the split select and report are carved from (default: the preset's for "
+                                         "hotpotqa, else the dataset's validation split)")
+    run.add_argument("--report-split", help="report on this split instead of half the validation split")
+    run.add_argument("--optimizer", choices=["labelled", "bootstrap", "mipro", "gepa"],
+                     help="labelled (default): demos from the train questions' gold answers and passages")
+    run.add_argument("--teacher-model", help="the LM that bootstraps demos and proposes instructions: "
+                     "qwen2.5-coder-1.5b, or an API model such as openai/gpt-4o-mini")
     run.add_argument("--train-limit", type=positive_int)
-    run.add_argument("--val-limit", type=positive_int)
+    run.add_argument("--select-limit", type=positive_int, help="first N questions of the select set")
+    run.add_argument("--report-limit", type=positive_int, help="first N questions of the report set")
     run.add_argument("--threshold-trials", type=int)
     run.add_argument("--latency-weight", type=float, help="how much latency counts when choosing on the Pareto front")
     run.add_argument("--latency-budget-s", type=float, help="choose the best quality within this latency instead")

@@ -1,10 +1,12 @@
 """What an optimize job does, as one typed config: a preset file, then a config file, then flags.
 
-Presets live in `datasets/optimize/<name>.toml` (data and config, not code). A preset's
-`val_split` names a HotpotQA split, so it is dropped when the config file or the flags choose
-another dataset: that dataset then validates on its own validation split unless `val_split` is
-given there too. The job's run id hashes the config (a dataset file's sha256 included), so the
-same config resumes its own run. This module reads and checks
+Presets live in `datasets/optimize/<name>.toml` (data and config, not code). A job uses three
+disjoint question sets: train (demos), select (choosing demo sets and thresholds) and report
+(the final comparison); see `optimize.eval.examples.job_sets`. A preset's `val_split` and
+`report_split` name HotpotQA splits, so they are dropped when the config file or the flags choose
+another dataset: that dataset then carves select and report from its own validation split.
+The job's run id hashes the config (a dataset file's sha256 included), so the same config
+resumes its own run. This module reads and checks
 config; it runs nothing.
 """
 
@@ -37,14 +39,23 @@ class OptimizeConfig(BaseModel):
     preset: str = "quick"
     dataset: str = Field("hotpotqa", description="hotpotqa, aws_docs, or a labelled question file (datasets/README.md)")
     dataset_sha256: str = Field("", description="the dataset file's content hash, filled in when the file is read")
-    optimizer: Literal["bootstrap", "mipro", "gepa"] = "bootstrap"
-    train_limit: int = Field(6, ge=1, description="first N questions of train_100.json used to compile")
-    val_split: str | None = Field(None, description="the split to validate on; unset: the dataset's validation split")
-    val_limit: int | None = Field(None, ge=1, description="first N questions of the validation split; all when unset")
-    max_demos: int = Field(1, ge=0, le=8, description="bootstrapped demos per predictor: each adds prompt tokens")
+    optimizer: Literal["labelled", "bootstrap", "mipro", "gepa"] = Field(
+        "labelled", description="labelled: demos built from the train questions' gold answers and passages; "
+        "bootstrap, mipro, gepa: DSPy's optimizers")
+    teacher_model: str | None = Field(None, description="the LM that bootstraps demos and proposes instructions "
+                                      "(a local model name or an API model); the serving LM stays the student")
+    train_limit: int = Field(6, ge=1, description="first N questions of the train split used to build demos")
+    val_split: str | None = Field(None, description="the split select and report are carved from; unset: the "
+                                  "dataset's validation split")
+    report_split: str | None = Field(None, description="a split to report on instead of half the validation split; "
+                                     "its questions are then left out of select")
+    select_limit: int | None = Field(None, ge=1, description="first N select questions; all when unset")
+    report_limit: int | None = Field(None, ge=1, description="first N report questions; all when unset")
+    max_demos: int = Field(3, ge=0, le=8, description="demos per predictor: each adds prompt tokens")
+    demo_sets: int = Field(2, ge=1, description="labelled demo sets tried on the select questions")
     candidates: int = Field(0, ge=0, description="BootstrapFewShotWithRandomSearch candidates; 0 = plain BootstrapFewShot")
-    threshold_trials: int = Field(8, ge=0)
-    search_space: Literal["quick", "full"] = "quick"
+    threshold_trials: int = Field(200, ge=0, description="trials replayed from the select runs' recorded LM calls")
+    search_space: Literal["quick", "full"] = "full"
     latency_weight: float = Field(0.3, ge=0, description="trade-off when choosing the operating point on the Pareto front")
     latency_budget_s: float | None = Field(None, gt=0, description="if set, the best quality under this p50 wins instead")
     time_limit_s: float = Field(150.0, gt=0, description="per question; the loop then answers with its draft")
@@ -67,7 +78,8 @@ def load_config(preset: str = "quick", config_file: Path | None = None, override
     chosen = (_read_toml(config_file) if config_file is not None else {}) | {
         k: v for k, v in (overrides or {}).items() if v is not None}
     if chosen.get("dataset", "hotpotqa") != "hotpotqa":
-        values.pop("val_split", None)  # the preset's split is HotpotQA's
+        values.pop("val_split", None)  # the preset's splits are HotpotQA's
+        values.pop("report_split", None)
     values |= chosen
     try:
         return OptimizeConfig.model_validate(values)

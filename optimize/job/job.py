@@ -1,22 +1,33 @@
-"""The optimize job, phase by phase: baseline eval, prompts, thresholds, compiled eval, calibration.
+"""The optimize job, phase by phase, over three disjoint question sets (train, select, report).
+
+1. Baseline: the uncompiled program on the report questions.
+2. Prompts: candidate prompts (labelled demo sets, or a DSPy optimizer's output) and the
+   uncompiled prompts run on the select questions, each run's LM calls recorded
+   (`optimize.replay.recorder`). The best candidate ships only if it beats the uncompiled
+   prompts there (`optimize.job.keep_rule`); otherwise the job keeps them and says so.
+3. Thresholds: hundreds of trials replayed from the shipped prompts' recording, no LM call
+   each (`optimize.replay`); the chosen point then runs for real on the select questions, which
+   measures the replay's fidelity and decides, by the same rule, whether the thresholds ship.
+4. Report: compiled against uncompiled on the report questions, which no phase trained or
+   selected on, with paired bootstrap intervals on each difference (`compiled_vs_uncompiled.md`).
 
 Each phase writes its output into the run folder before the next starts, and `job_state.json`
 lists the phases done, so a killed job resumes where it stopped: finished phases are skipped,
-and the eval phases and threshold trials resume question by question from their JSONL. One
-MLflow run (experiment "gatedrag-optimize") follows the job; a resumed job reopens it, says on
-stderr which phases it found done, and a crashed one ends FAILED. Every file is written
-atomically (`optimize.durable`), so a kill never leaves a half-written one to resume from.
-At the end the confidence calibrator is fitted on the compiled program's validation records
-(no LM call, about a second; skipped with a note when there are too few, as with the quick
-preset's 12 questions) and saved with the program. Its fit is in-sample: the final report shows
-the confidence before it, and `python -m optimize calibrate --check` measures it on other questions.
-The caller configures DSPy (LM, adapter, cache, spending guard).
+and every run resumes question by question from its JSONL. One MLflow run (experiment
+"gatedrag-optimize") follows the job and records the trials, the chosen point, the replay's
+fidelity and which components shipped. Every file is written atomically (`optimize.durable`).
+At the end the confidence calibrator is fitted on the compiled program's report records (no
+LM call; skipped with a note when there are too few). Its fit is in-sample: `python -m optimize
+calibrate --check` measures it on other questions. The caller configures DSPy (LM, adapter,
+cache, spending guard).
 """
 
 from __future__ import annotations
 
 import shutil
+import statistics
 import sys
+import time
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -25,15 +36,23 @@ from pydantic import BaseModel
 
 from metrics import CompositeMetric, CompositeWeights, build_support_judge, score_example
 from optimize.durable import read_state, replacing, write_atomic
-from optimize.job.budget import SpendingGuard
+from optimize.eval.compare import compare_runs, comparison_blocks, text_table
+from optimize.eval.document import to_markdown
 from optimize.eval.evaluate import RESULTS, run_eval
-from optimize.eval.records import RecordLog, outcomes
-from optimize.job.config import OptimizeConfig
+from optimize.eval.examples import JobSets
+from optimize.eval.records import Record, RecordLog, outcomes
 from optimize.eval.run_config import EvalConfig
+from optimize.eval.runner import run_examples
 from optimize.eval.summary import RunSummary
-from optimize.job.threshold_search import Point
-from optimize.job.mlflow_model import log_program_model
 from optimize.eval.tracking import EvalTracking, tracking_uri
+from optimize.job.budget import SpendingGuard
+from optimize.job.config import OptimizeConfig
+from optimize.job.keep_rule import Verdict, best, judge_candidate
+from optimize.job.mlflow_model import log_program_model
+from optimize.job.threshold_search import Point
+from optimize.replay.recorder import LMRecorder, read_calls
+from optimize.replay.replay_lm import Recording
+from optimize.replay.replay_run import fidelity, replay_examples, replay_objective
 from program import loading
 from program.loop import GatedRAG
 from program.settings import Settings
@@ -42,7 +61,30 @@ from program.thresholds import Thresholds
 PROGRAM = "program.json"
 PROMPTS = "prompts_only.json"
 THRESHOLDS = "thresholds.json"
+DECISIONS = "decisions.json"
 STATE = "job_state.json"
+SELECT = "select"
+UNCOMPILED = "uncompiled"
+COMPARISON = "compiled_vs_uncompiled.md"
+
+
+class Decisions(BaseModel):
+    """What the job chose and why: read back on resume, logged to MLflow."""
+    prompts: Verdict | None = None
+    prompts_system: str = UNCOMPILED  # the select run whose recording the threshold search replays
+    thresholds: Verdict | None = None
+    replay: dict[str, float] = {}
+
+
+@dataclass
+class Outcome:
+    summary: RunSummary
+    table: str  # compiled against uncompiled on the report questions, with paired intervals
+    decisions: Decisions
+
+    def __str__(self) -> str:
+        lines = [d.line for d in (self.decisions.prompts, self.decisions.thresholds) if d is not None]
+        return "\n".join([*lines, "", self.table])
 
 
 class JobState(BaseModel):
@@ -67,72 +109,139 @@ class Job:
     guard: SpendingGuard
     tracking: EvalTracking
     progress: bool = True
+    teacher: dspy.LM | None = None  # bootstraps demos and proposes instructions; the configured LM is the student
 
-    def run(self, uncompiled: GatedRAG, train: list[dspy.Example], val: list[dspy.Example]) -> RunSummary:
+    def run(self, uncompiled: GatedRAG, sets: JobSets) -> Outcome:
         state = JobState.read(self.folder)
         if state.done:
             print(f"resuming job {self.folder.name}: done {', '.join(state.done)}; spent so far {self.guard.calls} LM calls",
                   file=sys.stderr)
-        baseline = self._eval({"baseline": uncompiled}, val, "eval_baseline", step=0)
-        compiled = self._prompts(uncompiled, train, val, state)
-        compiled.thresholds = self._thresholds(compiled, val, baseline, state)
+        self._eval({"baseline": uncompiled}, sets.report, sets.report_name, "eval_baseline", step=0)
+        decisions = read_state(self.folder / DECISIONS, Decisions) or Decisions()
+        prompts = self._prompts(uncompiled, sets, state, decisions)
+        compiled = prompts.deepcopy()
+        compiled.thresholds = self._thresholds(prompts, sets.select, state, decisions)
         _save(compiled, self.folder / PROGRAM)
         _seed_records(self.folder / "eval_baseline", self.folder / "eval")  # the baseline is not run twice
-        final = self._eval({"baseline": uncompiled, "compiled": compiled}, val, "eval", step=2)
-        self._calibrate(compiled)
-        # the baseline-vs-compiled report sits with the job's run too, not only with its eval run
+        final = self._eval({"baseline": uncompiled, "compiled": compiled}, sets.report, sets.report_name, "eval", step=2)
+        table = self._compare(sets.report_name)
+        self._calibrate(compiled, sets.report_name)
         report = [p for p in (self.folder / "eval").rglob("*") if p.is_file() and p.suffix in (".md", ".html", ".json", ".png")]
-        self.tracking.log_files([self.folder / PROGRAM, *report], self.folder)
+        self.tracking.log_files([self.folder / PROGRAM, self.folder / DECISIONS, *report], self.folder)
         model_uri = log_program_model(compiled, tracking_uri(self.settings), self.tracking.run_id)
         write_atomic(self.folder / "model_uri", model_uri)
         state.finish("done", self.folder)
-        return final
+        return Outcome(final, table, decisions)
 
-    def _prompts(self, program: GatedRAG, train, val, state: JobState) -> GatedRAG:
-        from optimize.job.prompt_optimizers import compile_prompts
-
+    def _prompts(self, uncompiled: GatedRAG, sets: JobSets, state: JobState, decisions: Decisions) -> GatedRAG:
         path = self.folder / PROMPTS
         if "prompts" in state.done:
             # the job's own file, read like any program: a damaged one fails in one line naming it
-            return loading.apply_state(program.deepcopy(), loading.read_state(path), str(path))
-        self.guard.check()
-        compiled = compile_prompts(program, train, self._metric(), self.config, valset=val)
-        _save(compiled, path)
-        demos = {name: len(getattr(compiled, name).demos) for name in GatedRAG.PREDICTORS}
-        self.tracking.log_metrics({f"demos.{k}": v for k, v in demos.items()} | self._spent(), step=1)
+            return loading.apply_state(uncompiled.deepcopy(), loading.read_state(path), str(path))
+        base = self._select_run(uncompiled, UNCOMPILED, sets.select)
+        candidates = self._prompt_candidates(uncompiled, sets)
+        ran = {name: self._select_run(program, name, sets.select) for name, program in candidates.items()}
+        if ran:
+            name = best(ran)
+            decisions.prompts = judge_candidate("prompts", name, ran[name], base)
+        else:
+            decisions.prompts = Verdict(component="prompts", candidate="none", ships=False,
+                                        line="prompts: keeping the uncompiled prompts; no candidate could be built")
+        chosen = candidates[decisions.prompts.candidate] if decisions.prompts.ships else uncompiled
+        decisions.prompts_system = decisions.prompts.candidate if decisions.prompts.ships else UNCOMPILED
+        print(decisions.prompts.line, file=sys.stderr)
+        _save(chosen, path)
+        write_atomic(self.folder / DECISIONS, decisions.model_dump_json(indent=2))
+        demos = {name: len(getattr(chosen, name).demos) for name in GatedRAG.PREDICTORS}
+        self.tracking.log_metrics({f"demos.{k}": v for k, v in demos.items()} | {"prompts.shipped": float(
+            decisions.prompts.ships)} | self._spent(), step=1)
         state.finish("prompts", self.folder)
-        return compiled
+        return chosen
 
-    def _thresholds(self, program: GatedRAG, val, baseline: RunSummary, state: JobState) -> Thresholds:
+    def _prompt_candidates(self, uncompiled: GatedRAG, sets: JobSets) -> dict[str, GatedRAG]:
+        from optimize.job.prompt_optimizers import compile_prompts, labelled_candidates
+
+        if self.config.optimizer == "labelled":
+            return labelled_candidates(uncompiled, sets.train, self.config)
+        self.guard.check()
+        return {self.config.optimizer: compile_prompts(uncompiled, sets.train, self._metric(), self.config,
+                                                       valset=sets.select, teacher=self.teacher)}
+
+    def _thresholds(self, program: GatedRAG, select: list[dspy.Example], state: JobState,
+                    decisions: Decisions) -> Thresholds:
         from optimize.job.pareto_plot import plot_front
         from optimize.job.threshold_search import all_points, search_thresholds
 
         path = self.folder / THRESHOLDS
         if "thresholds" in state.done:
             return Thresholds.model_validate_json(path.read_text())
-        self.guard.check()
-        chosen, front = search_thresholds(program, val, self._score(), self.config, self.folder / "thresholds",
-                                          _seconds_per_call(baseline), self.progress, self.guard)
-        write_atomic(path, chosen.model_dump_json(indent=2))
+        recorded = self._select_records(decisions.prompts_system)
+        recording = Recording.of(read_calls(self._recording(decisions.prompts_system)))
+        evaluate = replay_objective(program, select, recording, self._score(), _seconds_per_call(recorded))
+        started = time.perf_counter()
+        chosen, front = search_thresholds(program.thresholds, evaluate, self.config, self.folder / "thresholds",
+                                          self.progress)
+        decisions.replay = {"trials": float(len(all_points(self.folder / "thresholds"))), "questions": float(len(select)),
+                            "seconds": round(time.perf_counter() - started, 1),
+                            "fidelity_current": self._fidelity(program, select, recording, recorded)}
+        decisions.thresholds = self._judge_thresholds(program, chosen, select, recording, recorded, decisions)
+        print(decisions.thresholds.line, file=sys.stderr)
+        kept = chosen if decisions.thresholds.ships else program.thresholds
+        write_atomic(path, kept.model_dump_json(indent=2))
+        write_atomic(self.folder / DECISIONS, decisions.model_dump_json(indent=2))
         figure = plot_front(all_points(self.folder / "thresholds"), front, chosen, self.folder / "pareto_front.png")
         self._log_trials(all_points(self.folder / "thresholds"))
+        self.tracking.log_metrics({f"replay.{k}": v for k, v in decisions.replay.items()}
+                                  | {"thresholds.shipped": float(decisions.thresholds.ships)}, step=1)
         self.tracking.log_files([path, figure], self.folder)
         state.finish("thresholds", self.folder)
-        return chosen
+        return kept
 
-    def _eval(self, programs: dict[str, GatedRAG], val, name: str, step: int) -> RunSummary:
+    def _judge_thresholds(self, program: GatedRAG, chosen: Thresholds, select, recording: Recording,
+                          recorded: list[Record], decisions: Decisions) -> Verdict:
+        """The chosen point, run for real on the select questions: the replay's fidelity there,
+        and whether it beats the current thresholds."""
+        if chosen == program.thresholds:
+            return Verdict(component="thresholds", candidate="the current thresholds", ships=False,
+                           line="thresholds: the search chose the current thresholds; keeping them")
+        candidate = program.deepcopy()
+        candidate.thresholds = chosen
+        ran = self._select_run(candidate, "thresholds-chosen", select)
+        decisions.replay["fidelity_chosen"] = self._fidelity(candidate, select, recording, ran)
+        return judge_candidate("thresholds", "the searched thresholds", ran, recorded)
+
+    def _fidelity(self, program: GatedRAG, select, recording: Recording, real: list[Record]) -> float:
+        replayed, _ = replay_examples(program, select, recording, self._score())
+        return round(fidelity(replayed, real), 3)
+
+    def _select_run(self, program: GatedRAG, system: str, select: list[dspy.Example]) -> list[Record]:
+        """`system` on the select questions, real and uncached, its LM calls recorded for the replay."""
+        folder = self.folder / SELECT
+        (folder / "recordings").mkdir(parents=True, exist_ok=True)
+        self.guard.check()
+        callbacks = [*dspy.settings.callbacks, LMRecorder(self._recording(system))]
+        with dspy.context(lm=dspy.settings.lm.copy(cache=False), callbacks=callbacks):
+            return run_examples(program, select, system, RecordLog(folder / RESULTS), self._score(), 1,
+                                self.config.time_limit_s, self.progress)
+
+    def _select_records(self, system: str) -> list[Record]:
+        return [r for r in RecordLog(self.folder / SELECT / RESULTS).read() if r.system == system]
+
+    def _recording(self, system: str) -> Path:
+        return self.folder / SELECT / "recordings" / f"{system}.jsonl"
+
+    def _eval(self, programs: dict[str, GatedRAG], examples, split: str, name: str, step: int) -> RunSummary:
         # subtle: the evals run uncached, so their latencies are real: with the cache on, the
-        # compiled eval would replay the chosen trial's calls, and a second job (or one after
+        # compiled eval would replay the select runs' calls, and a second job (or one after
         # an eval of the same questions) would replay the baseline's, in about a second each
         with dspy.context(lm=dspy.settings.lm.copy(cache=False)):
-            return self._run_eval(programs, val, name, step)
+            return self._run_eval(programs, examples, split, name, step)
 
-    def _run_eval(self, programs: dict[str, GatedRAG], val, name: str, step: int) -> RunSummary:
-        config = EvalConfig(dataset=self.config.dataset, dataset_sha256=self.config.dataset_sha256,
-                            split=self.config.val_split or "validation", systems=list(programs), limit=self.config.val_limit,
-                            profile=self.settings.resolved_profile, model=self.model, time_limit_s=self.config.time_limit_s,
-                            program=self.folder.name, cache=False)
-        summary = run_eval(config, self.settings, self.folder / name, programs, val, self._score(),
+    def _run_eval(self, programs: dict[str, GatedRAG], examples, split: str, name: str, step: int) -> RunSummary:
+        config = EvalConfig(dataset=self.config.dataset, dataset_sha256=self.config.dataset_sha256, split=split,
+                            systems=list(programs), limit=None, profile=self.settings.resolved_profile, model=self.model,
+                            time_limit_s=self.config.time_limit_s, program=self.folder.name, cache=False)
+        summary = run_eval(config, self.settings, self.folder / name, programs, examples, self._score(),
                            params={"job": self.folder.name}, progress=self.progress)
         for system in summary.systems:
             values = {f"{system.system}.{k}": e.mean for k, e in system.metrics.items()}
@@ -140,14 +249,26 @@ class Job:
         self.tracking.log_metrics(self._spent(), step=step)
         return summary
 
-    def _calibrate(self, program: GatedRAG) -> None:
+    def _compare(self, split: str) -> str:
+        """Compiled against uncompiled on the report questions, per question, with paired intervals."""
+        records = RecordLog(self.folder / "eval" / RESULTS).read()
+        as_one = lambda system: [r.model_copy(update={"system": "gated"}) for r in records if r.system == system]  # noqa: E731
+        comparison = compare_runs("uncompiled", as_one("baseline"), "compiled", as_one("compiled"))
+        table = f"report split: {split}, {comparison.systems[0].n if comparison.systems else 0} questions\n"
+        table += text_table(comparison)
+        write_atomic(self.folder / "eval" / COMPARISON, to_markdown(comparison_blocks(comparison), "."))
+        for system in comparison.systems:
+            self.tracking.log_metrics({f"delta.{d.metric}": d.delta.mean for d in system.deltas}, step=2)
+        return table
+
+    def _calibrate(self, program: GatedRAG, split: str) -> None:
         from optimize.calibration.fit import FitError, before_and_after, fit_calibrator
 
         records = [r for r in RecordLog(self.folder / "eval" / RESULTS).read() if r.system == "compiled"]
         results, rights = outcomes(records)
         try:
             program.calibrator = fit_calibrator(results, rights, fitted_on=f"{self.folder.name}: {len(results)} "
-                                                f"{self.config.val_split or 'validation'} records, in-sample")
+                                                f"{split} records, in-sample")
         except FitError as error:
             print(f"no confidence calibrator: {error}", file=sys.stderr)
             return
@@ -190,9 +311,7 @@ def _save(program: GatedRAG, path: Path) -> None:
         program.save(tmp)
 
 
-def _seconds_per_call(baseline: RunSummary) -> float:
-    """Measured in the baseline eval: its mean seconds per question over its mean LM calls."""
-    system = baseline.systems[0]
-    calls = system.metrics["lm_calls"].mean if "lm_calls" in system.metrics else 0
-    seconds = system.metrics["wall_s"].mean if "wall_s" in system.metrics else system.latency_p50_s
-    return seconds / calls if calls else 10.0
+def _seconds_per_call(records: list[Record]) -> float:
+    """Measured in the recorded select run: its mean seconds per question over its mean LM calls."""
+    calls = statistics.fmean(r.scores.lm_calls for r in records) if records else 0
+    return statistics.fmean(r.seconds for r in records) / calls if calls else 10.0

@@ -1,36 +1,31 @@
 """Multi-objective search over the loop's thresholds and budgets: quality against latency.
 
-Optuna's NSGA-II sampler (seeded) proposes thresholds; each trial runs the program over the
-validation questions and reports mean composite quality and estimated latency. The first
-trial is the current thresholds. With DSPy's cache on, a trial that only moves a gate pays
-only for the LM calls it has not seen, so its wall time is not its latency: latency is
-estimated as LM calls x the seconds per call measured in the baseline eval. The study lives
-in SQLite in the run folder, so a killed search resumes with its finished trials, retries the
-one cut short with the same thresholds, and skips the questions that trial had finished. The Pareto
-front is kept; the operating point is the best of `quality - latency_weight * latency`
-(both scaled to the front's range), or the best quality within `latency_budget_s`.
-This module does not compile prompts.
+Optuna's NSGA-II sampler (seeded) proposes thresholds; `evaluate` scores each proposal on the
+select questions as (mean composite quality, estimated seconds a question). The job evaluates
+by replaying recorded LM calls (`optimize.replay`), so a trial costs no LM call and hundreds
+fit in minutes. The first trial is the current thresholds. The study lives in SQLite in the
+run folder, so a killed search resumes with its finished trials and retries the one cut short
+with the same thresholds. The Pareto front is kept; the operating point is the best of
+`quality - latency_weight * latency` (both scaled to the front's range), or the best quality
+within `latency_budget_s`. This module neither runs the program nor compiles prompts.
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
-import statistics
 from pathlib import Path
+from typing import Callable
 
-import dspy
 import optuna
 from pydantic import BaseModel
+from tqdm import tqdm
 
-from optimize.job.budget import BudgetExceeded, SpendingGuard
 from optimize.job.config import OptimizeConfig
-from optimize.eval.records import RecordLog, announce_recovery
-from optimize.eval.runner import Score, run_examples
 from program.thresholds import Thresholds
 
 STUDY = "thresholds"
-TRIALS_LOG = "trials.jsonl"
+Evaluate = Callable[[Thresholds], tuple[float, float]]
 
 
 class Point(BaseModel):
@@ -41,56 +36,55 @@ class Point(BaseModel):
 
 
 def space(trial: optuna.Trial, kind: str) -> dict:
-    """The knobs a trial sets. `quick` moves only the gates and budgets, so the evidence a
-    question sees, and hence most prompts, stay as cached; `full` also moves retrieval."""
-    knobs = {"cliff_to_answer": trial.suggest_float("cliff_to_answer", 0.05, 0.35, step=0.05),
-             "coverage_similarity": trial.suggest_float("coverage_similarity", 0.45, 0.65, step=0.05),
+    """The knobs a trial sets. `quick`: the gate's answer-now thresholds and the web budget.
+    `full`: every number the gate, the retrieval cut and the evidence shown read. Planning stays
+    as it is: an LM-planned query has no recording to replay."""
+    knobs = {"cliff_to_answer": trial.suggest_float("cliff_to_answer", 0.0, 0.35, step=0.05),
+             "coverage_similarity": trial.suggest_float("coverage_similarity", 0.3, 0.65, step=0.05),
              "answer_confidence": trial.suggest_float("answer_confidence", 0.5, 0.95, step=0.05),
              "max_web_searches": trial.suggest_int("max_web_searches", 0, 2)}
     if kind == "full":
-        knobs |= {"decompose_mode": trial.suggest_categorical("decompose_mode", ["none", "rule_based", "llm"]),
-                  "top_k": trial.suggest_int("top_k", 2, 6), "score_floor": trial.suggest_float("score_floor", 0.1, 0.4, step=0.05),
-                  "abstain_similarity": trial.suggest_float("abstain_similarity", 0.3, 0.75, step=0.05),
+        knobs |= {"top_k": trial.suggest_int("top_k", 2, 6), "candidates_k": trial.suggest_int("candidates_k", 6, 16, step=2),
+                  "score_floor": trial.suggest_float("score_floor", 0.1, 0.4, step=0.05),
+                  "entity_coverage": trial.suggest_float("entity_coverage", 0.5, 1.0, step=0.25),
+                  "term_coverage": trial.suggest_float("term_coverage", 0.5, 1.0, step=0.25),
+                  "plateau_spread": trial.suggest_float("plateau_spread", 0.01, 0.07, step=0.02),
+                  "plateau_best": trial.suggest_float("plateau_best", 0.45, 0.75, step=0.05),
+                  "redundancy_cosine": trial.suggest_float("redundancy_cosine", 0.85, 0.99, step=0.02),
+                  "saturation": trial.suggest_float("saturation", 0.6, 1.4, step=0.1),
+                  "min_gain": trial.suggest_float("min_gain", 0.0, 0.15, step=0.05),
+                  "locality_similarity": trial.suggest_float("locality_similarity", 0.45, 0.8, step=0.05),
+                  "off_topic_similarity": trial.suggest_float("off_topic_similarity", 0.1, 0.45, step=0.05),
+                  "answer_support": trial.suggest_float("answer_support", 0.25, 0.75, step=0.25),
                   "web_gap_similarity": trial.suggest_float("web_gap_similarity", 0.4, 0.7, step=0.05),
+                  "max_iterations": trial.suggest_int("max_iterations", 1, 4),
                   "max_judge_calls": trial.suggest_int("max_judge_calls", 0, 2),
                   "max_doc_queries": trial.suggest_int("max_doc_queries", 0, 3),
+                  "evidence_tokens": trial.suggest_int("evidence_tokens", 300, 600, step=100),
                   "relevance_weight": trial.suggest_float("relevance_weight", 0.5, 1.0, step=0.1),
-                  # the answer's score: they move only repairs, which need a failed criterion or a contradiction
                   "judge_weight": trial.suggest_float("judge_weight", 0.5, 0.9, step=0.1),
                   "accept_score": trial.suggest_float("accept_score", 0.5, 0.9, step=0.05)}
     return knobs
 
 
-def search_thresholds(program: dspy.Module, val: list[dspy.Example], score: Score, config: OptimizeConfig,
-                      folder: Path, seconds_per_call: float, progress: bool = True,
-                      guard: SpendingGuard | None = None) -> tuple[Thresholds, list[Point]]:
-    """The chosen thresholds and the Pareto front, after `config.threshold_trials` trials in all,
-    or fewer when the spending guard's cap is hit: then the front of the finished trials."""
+def search_thresholds(current: Thresholds, evaluate: Evaluate, config: OptimizeConfig, folder: Path,
+                      progress: bool = True) -> tuple[Thresholds, list[Point]]:
+    """The chosen thresholds and the Pareto front, after `config.threshold_trials` trials in all."""
     study = _study(folder, config.seed)
+    names = list(space(optuna.trial.FixedTrial(current.model_dump()), config.search_space))
     if not study.trials:
-        study.enqueue_trial({k: getattr(program.thresholds, k) for k in _names(config.search_space)})
+        study.enqueue_trial({k: getattr(current, k) for k in names})
     _retry_unfinished(study)
-    log = RecordLog(folder / TRIALS_LOG)
-    announce_recovery(log)
 
     def objective(trial: optuna.Trial) -> tuple[float, float]:
-        if guard is not None:
-            guard.check()
-        candidate = program.deepcopy()
-        candidate.thresholds = program.thresholds.model_copy(update=space(trial, config.search_space))
-        trial.set_user_attr("thresholds", candidate.thresholds.model_dump())
-        # keyed by the thresholds, not the trial number: a retried trial finds its finished questions
-        key = f"trial-{_digest(trial.params)}"
-        records = run_examples(candidate, val, key, log, score, 1, config.time_limit_s, progress)
-        quality = statistics.fmean(r.scores.composite for r in records)
-        latency = statistics.fmean(r.scores.lm_calls for r in records) * seconds_per_call
-        return quality, latency
+        thresholds = current.model_copy(update=space(trial, config.search_space))
+        trial.set_user_attr("thresholds", thresholds.model_dump())
+        return evaluate(thresholds)
 
     done = sum(t.state == optuna.trial.TrialState.COMPLETE for t in study.trials)
-    try:
-        study.optimize(objective, n_trials=max(0, config.threshold_trials - done))
-    except BudgetExceeded as stop:
-        print(f"threshold search stopped: {stop}; choosing from the finished trials")
+    todo = max(0, config.threshold_trials - done)
+    with tqdm(total=todo, desc="threshold trials (replayed)", disable=not progress, unit="trial") as bar:
+        study.optimize(objective, n_trials=todo, callbacks=[lambda *_: bar.update()])
     front = [_point(t) for t in study.best_trials]
     return choose(front, config.latency_weight, config.latency_budget_s).thresholds, front
 
@@ -138,10 +132,3 @@ def _digest(params: dict) -> str:
 def _point(trial: optuna.trial.FrozenTrial) -> Point:
     return Point(trial=trial.number, quality=trial.values[0], latency_s=trial.values[1],
                  thresholds=Thresholds.model_validate(trial.user_attrs["thresholds"]))
-
-
-def _names(kind: str) -> list[str]:
-    quick = ["cliff_to_answer", "coverage_similarity", "answer_confidence", "max_web_searches"]
-    full = ["decompose_mode", "top_k", "score_floor", "abstain_similarity", "web_gap_similarity", "max_judge_calls",
-            "max_doc_queries", "relevance_weight", "judge_weight", "accept_score"]
-    return quick + (full if kind == "full" else [])

@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 
 import dspy
 
-from program.lm.local_lm import LocalServer, assemble_gguf
+from program.lm.local_lm import GGUF_SPECS, LocalServer, assemble_gguf
 from program.settings import Settings
 
 PROFILES = ("local", "openai")
@@ -54,6 +54,18 @@ def build_lm(settings: Settings, *, cache: bool = True) -> LMHandle:
     if profile == "openai":
         return _openai(settings, cache)
     raise ValueError(f"unknown LM profile {profile!r}; valid profiles: {', '.join(PROFILES)}")
+
+
+def build_teacher(settings: Settings, model: str) -> LMHandle:
+    """A stronger LM that teaches the serving one: a bundled local model by name, or an API model
+    (`openai/...`, with OPENAI_API_KEY)."""
+    if model in GGUF_SPECS:
+        return _local(settings.model_copy(update={"local_model": model}), cache=True)
+    if settings.openai_api_key is None:
+        raise ValueError(f"the teacher {model!r} is an API model and needs OPENAI_API_KEY; or name a local model: "
+                         f"{', '.join(GGUF_SPECS)}")
+    lm = dspy.LM(model if "/" in model else f"openai/{model}", api_key=settings.openai_api_key.get_secret_value())
+    return LMHandle(lm, "openai", f"teacher {model}")
 
 
 def _local(settings: Settings, cache: bool) -> LMHandle:

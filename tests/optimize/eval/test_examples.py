@@ -63,3 +63,20 @@ def test_without_splits_a_fixed_seed_keeps_a_fifth_for_training_and_never_uses_t
         job_splits(by_split, "validation", seed=1)
     with pytest.raises(DatasetError, match="final reports only"):
         job_splits(by_split, "test", seed=1)
+
+
+def test_the_job_sets_are_disjoint_halves_or_the_named_report_split():
+    from optimize.eval.examples import job_sets
+
+    train, dev = examples(3, "train"), examples(9, "dev")
+    halves = job_sets(train, dev + train[:1], "dev", None, "", seed=7)
+    assert len(halves.select) == 4 and len(halves.report) == 5  # a train question in dev is dropped
+    ids = [{e.qid for e in part} for part in (halves.train, halves.select, halves.report)]
+    assert not (ids[0] & ids[1] or ids[0] & ids[2] or ids[1] & ids[2])
+    assert (halves.select_name, halves.report_name) == ("dev (select half)", "dev (report half)")
+    assert [e.qid for e in job_sets(train, dev, "dev", None, "", seed=7).select] == [e.qid for e in halves.select]
+    named = job_sets(train, dev, "dev", dev[:3], "smoke", seed=7)
+    assert [e.qid for e in named.report] == [e.qid for e in dev[:3]] and named.select == dev[3:]
+    assert named.select_name == "dev without smoke"
+    with pytest.raises(DatasetError, match="too few validation questions"):
+        job_sets(train, dev[:1], "dev", None, "", seed=7)

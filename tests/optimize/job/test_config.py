@@ -8,8 +8,8 @@ from optimize.job.config import load_config
 def test_flags_beat_the_config_file_which_beats_the_preset(tmp_path):
     path = tmp_path / "mine.toml"
     path.write_text('optimizer = "gepa"\ntrain_limit = 9\n[caps]\nlm_calls = 500\n')
-    config = load_config("quick", path, {"train_limit": 3, "val_limit": None})
-    assert (config.optimizer, config.train_limit, config.val_limit, config.caps.lm_calls) == ("gepa", 3, 12, 500)
+    config = load_config("quick", path, {"train_limit": 3, "select_limit": None})
+    assert (config.optimizer, config.train_limit, config.select_limit, config.caps.lm_calls) == ("gepa", 3, 12, 500)
     assert config.run_id != load_config("quick").run_id
 
 
@@ -25,12 +25,14 @@ def test_bad_config_says_what_is_wrong(tmp_path, preset, text, reason):
         load_config(preset, path)
 
 
-def test_the_presets_validation_split_is_hotpotqas_and_another_dataset_is_in_the_run_id(tmp_path):
-    assert load_config("quick").val_split == "smoke" and load_config("full").val_split == "dev"
+def test_the_presets_splits_are_hotpotqas_and_another_dataset_is_in_the_run_id(tmp_path):
+    quick = load_config("quick")
+    assert (quick.val_split, quick.report_split) == ("dev", "smoke")
+    assert (load_config("standard").val_split, load_config("standard").report_split) == ("dev", None)
     mine = load_config("quick", overrides={"dataset": "/data/mine.jsonl"})
-    assert mine.val_split is None  # the dataset's own validation split
+    assert (mine.val_split, mine.report_split) == (None, None)  # the dataset's own validation split, halved
     assert load_config("quick", overrides={"dataset": "/data/mine.jsonl", "val_split": "holdout"}).val_split == "holdout"
-    assert mine.run_id.startswith("optimize-mine-quick-bootstrap-")
+    assert mine.run_id.startswith("optimize-mine-quick-labelled-")
     other = mine.model_copy(update={"dataset_sha256": "0" * 64})
     assert other.run_id != mine.run_id  # another file content, another run
-    assert load_config("quick").run_id == "optimize-quick-bootstrap-" + load_config("quick").run_id.rsplit("-", 1)[1]
+    assert load_config("quick").run_id == "optimize-quick-labelled-" + load_config("quick").run_id.rsplit("-", 1)[1]

@@ -1,4 +1,5 @@
-"""The optimize job end to end on a keyed fake LM and a fake index: phases, outputs, resume."""
+"""The optimize job end to end on a keyed fake LM and a fake index: phases, outputs, resume, and
+the rule that a compiled component worse on the select questions is not shipped."""
 
 import json
 
@@ -7,9 +8,12 @@ from dspy.utils import DummyLM
 from mlflow import MlflowClient
 
 from optimize.eval.example_schema import make_example
+from optimize.eval.examples import JobSets
+from optimize.job import prompt_optimizers
 from optimize.job.budget import SpendingGuard
-from optimize.job.job import PROGRAM, Job, JobState
+from optimize.job.job import COMPARISON, DECISIONS, PROGRAM, Decisions, Job, JobState
 from optimize.job.config import load_config
+from optimize.replay.recorder import read_calls
 from optimize.eval.tracking import RUN_ID_FILE, tracked_run, tracking_uri
 from program.loop import GatedRAG
 from program.settings import Settings
@@ -33,37 +37,73 @@ def examples(n, prefix):
                          ["Shirley Temple", "Kiss and Tell"], hotpot_type="bridge") for i in range(n)]
 
 
-def run_job(tmp_path, lm):
+def sets():
+    return JobSets(examples(2, "train"), examples(2, "select"), examples(2, "report"), "dev without smoke", "smoke")
+
+
+def run_job(tmp_path, lm, **overrides):
     settings = Settings(data_dir=tmp_path / "data", _env_file=None)
-    config = load_config("quick", overrides={"train_limit": 2, "val_limit": 2, "threshold_trials": 2, "time_limit_s": 30})
+    config = load_config("quick", overrides={"threshold_trials": 4, "time_limit_s": 30} | overrides)
     folder, guard = tmp_path / "run", SpendingGuard(config.caps, "dummy")
     folder.mkdir(exist_ok=True)
     with dspy.context(lm=lm, callbacks=[guard]), tracked_run(settings, folder, {}, "gatedrag-optimize") as tracking:
         job = Job(config, settings, folder, "dummy", guard, tracking, progress=False)
-        summary = job.run(GatedRAG(FakeSearch(DOCS)), examples(2, "train"), examples(2, "val"))
-    return folder, summary, guard
+        outcome = job.run(GatedRAG(FakeSearch(DOCS)), sets())
+    return folder, outcome, guard
 
 
 def test_the_job_writes_a_compiled_program_and_a_rerun_redoes_nothing(tmp_path, capsys):
-    folder, summary, guard = run_job(tmp_path, DummyLM(KEYED))
+    folder, outcome, guard = run_job(tmp_path, DummyLM(KEYED))
     err = capsys.readouterr().err
     assert "resuming job" not in err
-    assert [s.system for s in summary.systems] == ["baseline", "compiled"]
+    assert [s.system for s in outcome.summary.systems] == ["baseline", "compiled"]
     state = json.loads((folder / PROGRAM).read_text())
     assert state["calibrator"] is None and "no confidence calibrator: too few records to fit a calibrator: 2" in err
-    assert any(state[name]["demos"] for name in ("judge", "synthesize")), "a passing train run became a demo"
+    assert "labelled demos: 2 of 2 train questions have their gold passages in the collections" in err
     assert state["thresholds"] == json.loads((folder / "thresholds.json").read_text())
     assert (folder / "pareto_front.png").stat().st_size > 0 and (folder / "eval" / "report.html").exists()
     assert JobState.read(folder).done == ["prompts", "thresholds", "done"]
+    decisions = Decisions.model_validate_json((folder / DECISIONS).read_text())
+    assert decisions.replay["trials"] == 4 and decisions.replay["fidelity_current"] == 1.0
+    assert decisions.prompts.line in err and decisions.thresholds.line in err
+    assert "report split: smoke, 2 questions" in outcome.table and (folder / "eval" / COMPARISON).exists()
     assert guard.calls > 0
     client = MlflowClient(tracking_uri(Settings(data_dir=tmp_path / "data", _env_file=None)))
     run_id = (folder / RUN_ID_FILE).read_text()
     logged = {a.path for a in client.list_artifacts(run_id)} | {a.path for a in client.list_artifacts(run_id, "eval")}
-    assert {PROGRAM, "pareto_front.png", "eval/report.html", "eval/summary.json"} <= logged
+    assert {PROGRAM, DECISIONS, "pareto_front.png", "eval/report.html", f"eval/{COMPARISON}"} <= logged
+    metrics = client.get_run(run_id).data.metrics
+    assert {"replay.fidelity_current", "replay.trials", "prompts.shipped", "thresholds.shipped"} <= set(metrics)
     again = DummyLM(KEYED)
     run_job(tmp_path, again)
     assert again.history == []
     assert "resuming job run: done prompts, thresholds, done" in capsys.readouterr().err
+
+
+def test_no_phase_sees_a_question_of_another(tmp_path):
+    """Train questions only become demos, select questions only choose, report questions only report."""
+    folder, _, _ = run_job(tmp_path, DummyLM(KEYED))
+    calls = [c for path in (folder / "select" / "recordings").glob("*.jsonl") for c in read_calls(path)]
+    asked = [c.messages[-1]["content"] for c in calls]
+    assert calls and not any("train " in a for a in asked)  # a train question is only ever a demo, never asked
+    assert any("train " in m["content"] for c in calls for m in c.messages[:-1])  # and it was one
+    select = {json.loads(line)["qid"] for line in (folder / "select" / "results.jsonl").read_text().splitlines()}
+    report = {json.loads(line)["qid"] for line in (folder / "eval" / "results.jsonl").read_text().splitlines()}
+    assert select == {"select0", "select1"} and report == {"report0", "report1"}
+
+
+def test_a_candidate_worse_on_the_select_questions_is_not_shipped(tmp_path, monkeypatch, capsys):
+    """The demo set's program finds nothing, so it scores below the uncompiled one: the job keeps
+    the uncompiled prompts and says why in one line."""
+    worse = GatedRAG(FakeSearch([]))
+    monkeypatch.setattr(prompt_optimizers, "labelled_candidates", lambda program, train, config: {"demos-1": worse})
+    folder, outcome, _ = run_job(tmp_path, DummyLM(KEYED))
+    line = outcome.decisions.prompts.line
+    assert not outcome.decisions.prompts.ships and outcome.decisions.prompts_system == "uncompiled"
+    assert line.startswith("prompts: keeping the uncompiled prompts; demos-1 did not beat them (composite ")
+    assert line in capsys.readouterr().err and "\n" not in line
+    shipped = json.loads((folder / PROGRAM).read_text())
+    assert all(not shipped[name]["demos"] for name in ("judge", "synthesize"))
 
 
 def test_python_m_optimize_dataset_file_trains_and_validates_on_the_file(tmp_path, monkeypatch, capsys):
@@ -85,14 +125,16 @@ def test_python_m_optimize_dataset_file_trains_and_validates_on_the_file(tmp_pat
     monkeypatch.setenv("MLFLOW_TRACKING_URI", "")
     assert main(["--dataset", str(path), "--threshold-trials", "2", "--no-progress", "--data-dir", str(data)]) == 0
     err = capsys.readouterr().err
-    assert "2 train, 2 dev questions" in err
-    folder = next((data / "runs").glob("optimize-mine-quick-bootstrap-*"))
+    assert "2 train, 1 select (dev (select half)), 1 report (dev (report half)) questions" in err
+    folder = next((data / "runs").glob("optimize-mine-quick-labelled-*"))
     config = json.loads((folder / "config.json").read_text())
-    assert (config["dataset"], config["val_split"], len(config["dataset_sha256"])) == (str(path.resolve()), "dev", 64)
-    asked = " ".join(str(call["messages"]) for call in lm.history)
-    assert "train 0:" in asked and "dev 1:" in asked and "test 0:" not in asked
+    assert (config["dataset"], len(config["dataset_sha256"])) == (str(path.resolve()), 64)
+    assert "labelled demos: 2 of 2 train questions" in err
+    written = " ".join(p.read_text(errors="replace") for p in folder.rglob("*") if p.suffix in (".json", ".jsonl"))
+    assert "test 0:" not in written  # a test question is never run, recorded or shown as a demo
+    selected = {json.loads(line)["qid"] for line in (folder / "select" / "results.jsonl").read_text().splitlines()}
     evaluated = {json.loads(line)["qid"] for line in (folder / "eval" / "results.jsonl").read_text().splitlines()}
-    assert evaluated == {"dev0", "dev1"}
+    assert len(selected) == len(evaluated) == 1 and selected | evaluated == {"dev0", "dev1"}
 
 
 class Tracking:
@@ -115,7 +157,7 @@ def test_the_job_fits_the_confidence_on_its_compiled_validation_records_and_save
     job = Job(config, Settings(data_dir=tmp_path / "data", _env_file=None), folder, "dummy",
               SpendingGuard(config.caps, "dummy"), tracking, progress=False)
     program = GatedRAG(FakeSearch(DOCS))
-    job._calibrate(program)
+    job._calibrate(program, "smoke")
     saved = json.loads((folder / PROGRAM).read_text())["calibrator"]
     assert saved["fitted_on"].startswith("run: 40 smoke records, in-sample; C ")
     assert program.calibrator.model_dump() == saved

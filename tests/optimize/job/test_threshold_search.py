@@ -1,16 +1,11 @@
 """Choosing on the Pareto front, and a threshold search that resumes without redoing trials."""
 
-import dspy
+import optuna
 import pytest
 
-from optimize.eval.example_schema import make_example
-from optimize.job import threshold_search
 from optimize.job.config import load_config
-from optimize.eval.records import RecordLog
-from optimize.job.threshold_search import Point, all_points, choose, search_thresholds
-from program.result import Resources, Result, Tokens, Trace
+from optimize.job.threshold_search import Point, all_points, choose, search_thresholds, space
 from program.thresholds import Thresholds
-from metrics import Scorecard
 
 
 def point(trial, quality, latency):
@@ -31,60 +26,42 @@ def test_latency_budget_takes_the_best_quality_within_it_or_the_fastest():
     assert choose(FRONT, 0.3, latency_budget_s=5).trial == 0
 
 
-class CountingProgram(dspy.Module):
-    """Quality rises with answer_confidence, LM calls with max_iterations: a known trade-off."""
+class Evaluate:
+    """Quality rises with answer_confidence, latency with max_iterations: a known trade-off."""
 
-    def __init__(self):
-        super().__init__()
-        self.thresholds, self.runs = Thresholds(), []
+    def __init__(self, interrupt_at: int | None = None):
+        self.seen, self.interrupt_at = [], interrupt_at
 
-    def forward(self, question, time_limit_s=None):
-        self.runs.append(question)
-        calls = self.thresholds.max_iterations + 2
-        result = Result(question=question, answer="x", trace=Trace(resources=Resources(lm=Tokens(calls=calls))))
-        return dspy.Prediction(answer="x", result=result, evidence=[], quality=self.thresholds.answer_confidence)
-
-    def deepcopy(self):
-        return self  # the test counts runs across copies
-
-
-def score(example, pred):
-    return Scorecard(composite=pred.quality, lm_calls=pred.result.trace.resources.lm.calls)
+    def __call__(self, thresholds: Thresholds) -> tuple[float, float]:
+        self.seen.append(thresholds)
+        if len(self.seen) == self.interrupt_at:
+            raise KeyboardInterrupt
+        return thresholds.answer_confidence, (thresholds.max_iterations + 2) * 2.0
 
 
 def test_search_keeps_a_front_and_resumes_without_redoing_trials(tmp_path):
-    program = CountingProgram()
-    val = [make_example(f"q{i}", f"q{i}", ["a"], []) for i in range(2)]
-    config = load_config("quick", overrides={"threshold_trials": 3})
-    chosen, front = search_thresholds(program, val, score, config, tmp_path, seconds_per_call=2.0, progress=False)
-    assert len(all_points(tmp_path)) == 3 and len(program.runs) == 6
+    evaluate, config = Evaluate(), load_config("quick", overrides={"threshold_trials": 3})
+    chosen, front = search_thresholds(Thresholds(), evaluate, config, tmp_path, progress=False)
+    assert len(all_points(tmp_path)) == 3 and len(evaluate.seen) == 3
+    assert evaluate.seen[0] == Thresholds()  # the current thresholds are the first trial
     assert all(not (q.quality > p.quality and q.latency_s < p.latency_s) for p in front for q in front)
-    assert all_points(tmp_path)[0].thresholds.answer_confidence == Thresholds().answer_confidence  # baseline first
-    search_thresholds(program, val, score, config, tmp_path, seconds_per_call=2.0, progress=False)
-    assert len(program.runs) == 6  # resumed: all three trials were done
+    search_thresholds(Thresholds(), evaluate, config, tmp_path, progress=False)
+    assert len(evaluate.seen) == 3  # resumed: all three trials were done
     assert chosen in [p.thresholds for p in front]
 
 
-class InterruptedLog(RecordLog):
-    """Ctrl-C (which reaches the main thread) as the second question's record is written, once."""
-    appended = 0
-
-    def append(self, record):
-        InterruptedLog.appended += 1
-        if InterruptedLog.appended == 2:
-            raise KeyboardInterrupt
-        return super().append(record)
-
-
-def test_a_trial_cut_short_is_retried_with_its_thresholds_and_keeps_its_finished_questions(tmp_path, monkeypatch):
-    program = CountingProgram()
-    val = [make_example(f"q{i}", f"q{i}", ["a"], []) for i in range(2)]
+def test_a_trial_cut_short_is_retried_with_its_thresholds(tmp_path):
     config = load_config("quick", overrides={"threshold_trials": 2})
-    monkeypatch.setattr(threshold_search, "RecordLog", InterruptedLog)
     with pytest.raises(KeyboardInterrupt):
-        search_thresholds(program, val, score, config, tmp_path, seconds_per_call=2.0, progress=False)
-    assert program.runs == ["q0", "q1"] and all_points(tmp_path) == []
-    search_thresholds(program, val, score, config, tmp_path, seconds_per_call=2.0, progress=False)
-    points = all_points(tmp_path)
-    assert len(points) == 2 and points[0].thresholds == Thresholds()  # the current thresholds were measured
-    assert program.runs[:3] == ["q0", "q1", "q1"]  # the retried trial asked only its unrecorded question
+        search_thresholds(Thresholds(), Evaluate(interrupt_at=1), config, tmp_path, progress=False)
+    assert all_points(tmp_path) == []
+    again = Evaluate()
+    search_thresholds(Thresholds(), again, config, tmp_path, progress=False)
+    assert len(all_points(tmp_path)) == 2 and again.seen[0] == Thresholds()  # the current thresholds were measured
+
+
+def test_the_full_space_moves_every_number_the_gate_reads_but_planning():
+    knobs = space(optuna.trial.FixedTrial(Thresholds().model_dump()), "full")
+    assert {"off_topic_similarity", "answer_support", "plateau_best", "evidence_tokens", "candidates_k"} <= set(knobs)
+    assert "decompose_mode" not in knobs  # an LM-planned query has no recording to replay
+    assert Thresholds().model_copy(update=knobs) == Thresholds()  # the defaults lie on the grid

@@ -1,0 +1,88 @@
+"""Demos built from labels: a training question, its gold passages as the reader sees them, its gold answer.
+
+The reader (`synthesize`) and the judge's draft learn the answer format best from a few worked
+examples of the task itself. A demo's evidence is found in the program's own collections (the
+index, then the offline web when it has one) by the question's `gold_sources`, rendered with the
+loop's own evidence format and cut short, since every demo token is paid on every call it rides
+on. An unanswerable training question becomes a demo whose short answer is "unknown". A question
+whose gold passages cannot be found gives no demo. This module builds demos; it does not choose
+among them (see `optimize.job.demo_selection`).
+"""
+
+from __future__ import annotations
+
+import random
+
+import dspy
+
+from metrics.gold_sources import cites_gold
+from program.evidence import EvidencePool, format_evidence, split_sentences
+from program.loop import GatedRAG
+from program.passage import Passage
+
+SEARCH_K = 20
+DEMO_TOKENS = 220  # the evidence of one demo: about a fifth of what the reader is shown
+PASSAGE_TOKENS = 90
+SHORT_ANSWER_CHARS = 80  # ShortAnswer's cap
+UNKNOWN = "unknown"
+NOT_STATED = "The passages do not state it."
+
+
+def demo_pool(program: GatedRAG, train: list[dspy.Example]) -> list[dspy.Example]:
+    """One demo for each training question whose gold evidence the program's collections hold."""
+    return [demo for example in train if (demo := labelled_demo(program, example)) is not None]
+
+
+def labelled_demo(program: GatedRAG, example: dspy.Example) -> dspy.Example | None:
+    gold = gold_passages(program, example)
+    if not gold:
+        return None
+    pool = EvidencePool()
+    pool.add(gold)
+    shown = pool.render(example.question, DEMO_TOKENS, PASSAGE_TOKENS)
+    answerable = getattr(example, "answerable", True) and bool(example.answer)
+    short, answer = _answers(example, shown) if answerable else (UNKNOWN, NOT_STATED)
+    return dspy.Example(question=example.question, evidence=format_evidence(shown), short_answer=short,
+                        answer=answer, sufficient=answerable, confidence=0.9 if answerable else 0.2,
+                        gaps=[] if answerable else [example.question[:100]]).with_inputs("question", "evidence")
+
+
+def gold_passages(program: GatedRAG, example: dspy.Example) -> list[Passage]:
+    """The passages of the example's gold sources, searched by the question and by each source's name."""
+    found: dict[str, Passage] = {}
+    for search in _searches(program):
+        for query in [example.question, *example.gold_sources]:
+            for p in search(query, SEARCH_K):
+                if cites_gold(example.gold_sources, p):
+                    found.setdefault(p.doc_id, p)
+    return list(found.values())
+
+
+def demo_sets(pool: list[dspy.Example], k: int, count: int, seed: int) -> list[list[dspy.Example]]:
+    """`count` candidate sets of `k` demos each, drawn without replacement within a set, seeded."""
+    if not pool or k == 0:
+        return []
+    rng = random.Random(seed)
+    return [rng.sample(pool, min(k, len(pool))) for _ in range(count)]
+
+
+def _searches(program: GatedRAG) -> list:
+    # the offline web holds HotpotQA's training pages; Tavily is not searched for demos
+    return [program.search] + ([program.web] if hasattr(program.web, "titles_where") else [])
+
+
+def _answers(example: dspy.Example, shown) -> tuple[str, str]:
+    """The gold short answer, and a sentence of the shown evidence that states it, cited."""
+    short = _capped(example.answer)
+    for s in shown:
+        for sentence in split_sentences(s.text):
+            if short.lower() in sentence.lower():
+                return short, f"{sentence.rstrip('.')} [{s.n}]."
+    cited = next((s.n for s in shown if cites_gold(example.gold_sources, s.passage)), shown[0].n)
+    return short, f"{example.answer.rstrip('.')} [{cited}]."
+
+
+def _capped(answer: str) -> str:
+    if len(answer) <= SHORT_ANSWER_CHARS:
+        return answer
+    return answer[:SHORT_ANSWER_CHARS].rsplit(" ", 1)[0]

@@ -1,0 +1,1 @@
+"""Replaying the loop without the LM: record each LM step once, then re-run the gate under other thresholds."""

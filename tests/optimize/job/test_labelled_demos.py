@@ -1,0 +1,39 @@
+"""Demos from labels: the gold passages as the reader sees them, the gold answer, a cited sentence."""
+
+from optimize.eval.example_schema import make_example
+from optimize.job.labelled_demos import UNKNOWN, demo_pool, demo_sets, labelled_demo
+from program.loop import GatedRAG
+from tests.conftest import FakeSearch, passage
+
+DOCS = [passage("Kiss and Tell", "Kiss and Tell is a 1945 film. It stars Shirley Temple as Corliss Archer."),
+        passage("Shirley Temple", "Shirley Temple was an actress. She was Chief of Protocol of the United States."),
+        passage("Noise", "Shirley Temple noise that is no gold source of anything.")]
+PROGRAM = GatedRAG(FakeSearch(DOCS))
+
+
+def test_a_demo_shows_only_the_gold_passages_and_cites_the_sentence_with_the_answer():
+    example = make_example("t1", "Which office did the star of Kiss and Tell hold?", ["Chief of Protocol"],
+                           ["Kiss and Tell", "Shirley Temple"])
+    demo = labelled_demo(PROGRAM, example)
+    assert "index «Kiss and Tell:" in demo.evidence and "index «Shirley Temple:" in demo.evidence
+    assert "Noise" not in demo.evidence
+    assert demo.short_answer == "Chief of Protocol" and demo.sufficient
+    assert demo.answer == "She was Chief of Protocol of the United States [2]."
+    assert set(demo.inputs().keys()) == {"question", "evidence"}
+
+
+def test_an_unanswerable_question_teaches_unknown_and_a_question_without_gold_gives_no_demo():
+    unanswerable = make_example("t2", "When did Shirley Temple retire?", [], ["Shirley Temple"], answerable=False)
+    demo = labelled_demo(PROGRAM, unanswerable)
+    assert (demo.short_answer, demo.sufficient, demo.gaps) == (UNKNOWN, False, ["When did Shirley Temple retire?"])
+    lost = make_example("t3", "Who wrote Kiss and Tell?", ["F. Hugh Herbert"], ["Some page not indexed"])
+    assert labelled_demo(PROGRAM, lost) is None
+    assert len(demo_pool(PROGRAM, [unanswerable, lost])) == 1
+
+
+def test_a_long_answer_is_cut_to_the_short_answer_cap_and_demo_sets_are_seeded():
+    long = make_example("t4", "What was Shirley Temple?", ["an actress " * 12], ["Shirley Temple"])
+    assert len(labelled_demo(PROGRAM, long).short_answer) <= 80
+    pool = list(range(10))
+    assert demo_sets(pool, 3, 2, seed=1) == demo_sets(pool, 3, 2, seed=1)
+    assert all(len(set(s)) == 3 for s in demo_sets(pool, 3, 4, seed=1)) and demo_sets(pool, 0, 2, seed=1) == []
