@@ -67,8 +67,11 @@ def demo_sets(pool: list[dspy.Example], k: int, count: int, seed: int) -> list[l
 
 
 def _searches(program: GatedRAG) -> list:
-    # the offline web holds HotpotQA's training pages; Tavily is not searched for demos
-    return [program.search] + ([program.web] if hasattr(program.web, "titles_where") else [])
+    """The index, and the offline web (it holds HotpotQA's training pages); Tavily is not searched for demos."""
+    searches = [program.search]
+    if hasattr(program.web, "titles_where"):
+        searches.append(lambda query, k: [r.to_passage() for r in program.web.search(query, max_results=k)])
+    return searches
 
 
 def _answers(example: dspy.Example, shown) -> tuple[str, str]:

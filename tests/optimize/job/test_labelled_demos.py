@@ -37,3 +37,12 @@ def test_a_long_answer_is_cut_to_the_short_answer_cap_and_demo_sets_are_seeded()
     pool = list(range(10))
     assert demo_sets(pool, 3, 2, seed=1) == demo_sets(pool, 3, 2, seed=1)
     assert all(len(set(s)) == 3 for s in demo_sets(pool, 3, 4, seed=1)) and demo_sets(pool, 0, 2, seed=1) == []
+
+
+def test_a_gold_page_only_the_offline_web_holds_is_found_there():
+    from program.retrieval.web_search import OfflineWeb
+
+    web_only = GatedRAG(FakeSearch(DOCS[:1]), web=OfflineWeb(FakeSearch(DOCS[1:2])))
+    example = make_example("t5", "Which office did Shirley Temple hold?", ["Chief of Protocol"], ["Shirley Temple"])
+    demo = labelled_demo(web_only, example)
+    assert "web example.org «Shirley Temple:" in demo.evidence
