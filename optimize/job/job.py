@@ -181,16 +181,19 @@ class Job:
         started = time.perf_counter()
         chosen, front = search_thresholds(program.thresholds, evaluate, self.config, self.folder / "thresholds",
                                           self.progress)
-        decisions.replay = {"trials": float(len(all_points(self.folder / "thresholds"))), "questions": float(len(select)),
+        points = all_points(self.folder / "thresholds")
+        decisions.replay = {"trials": float(len(points)), "questions": float(len(select)),
                             "seconds": round(time.perf_counter() - started, 1),
+                            "best_gain": round(_trial_of(points, chosen).quality
+                                               - _trial_of(points, program.thresholds).quality, 4),
                             "fidelity_current": self._fidelity(program, select, recording, recorded)}
         decisions.thresholds = self._judge_thresholds(program, chosen, select, recording, recorded, decisions)
         print(decisions.thresholds.line, file=sys.stderr)
         kept = chosen if decisions.thresholds.ships else program.thresholds
         write_atomic(path, kept.model_dump_json(indent=2))
         write_atomic(self.folder / DECISIONS, decisions.model_dump_json(indent=2))
-        figure = plot_front(all_points(self.folder / "thresholds"), front, chosen, self.folder / "pareto_front.png")
-        self._log_trials(all_points(self.folder / "thresholds"))
+        figure = plot_front(points, front, chosen, self.folder / "pareto_front.png")
+        self._log_trials(points)
         self.tracking.log_metrics({f"replay.{k}": v for k, v in decisions.replay.items()}
                                   | {"thresholds.shipped": float(decisions.thresholds.ships)}, step=1)
         self.tracking.log_files([path, figure], self.folder)
@@ -204,6 +207,13 @@ class Job:
         if chosen == program.thresholds:
             return Verdict(component="thresholds", candidate="the current thresholds", ships=False,
                            line="thresholds: the search chose the current thresholds; keeping them")
+        gain, worth = decisions.replay["best_gain"], 0.5 / len(select)
+        if gain < worth:
+            # subtle: a gain under half a question is noise on the select set, and a real run of it
+            # costs as much as the whole search saved; the rule would keep the current thresholds anyway
+            return Verdict(component="thresholds", candidate="the searched thresholds", ships=False, line=(
+                f"thresholds: keeping the uncompiled thresholds; the best replayed point gained {gain:+.3f} composite "
+                f"over them, under half a question ({worth:.3f}) on {len(select)} select questions"))
         candidate = program.deepcopy()
         candidate.thresholds = chosen
         ran = self._select_run(candidate, "thresholds-chosen", select)
@@ -309,6 +319,10 @@ def _seed_records(source: Path, target: Path) -> None:
 def _save(program: GatedRAG, path: Path) -> None:
     with replacing(path) as tmp:
         program.save(tmp)
+
+
+def _trial_of(points: list[Point], thresholds: Thresholds) -> Point:
+    return next(p for p in points if p.thresholds == thresholds)
 
 
 def _seconds_per_call(records: list[Record]) -> float:

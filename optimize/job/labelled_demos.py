@@ -1,10 +1,11 @@
 """Demos built from labels: a training question, its gold passages as the reader sees them, its gold answer.
 
 The reader (`synthesize`) and the judge's draft learn the answer format best from a few worked
-examples of the task itself. A demo's evidence is found in the program's own collections (the
-index, then the offline web when it has one) by the question's `gold_sources`, rendered with the
-loop's own evidence format and cut short, since every demo token is paid on every call it rides
-on. An unanswerable training question becomes a demo whose short answer is "unknown". A question
+examples of the task itself. A demo's evidence is what the reader meets in a real run: the question's gold
+passages, found in the program's own collections (the index, then the offline web when it has
+one) by its `gold_sources`, among the index's best other hits for the question, rendered with
+the loop's own evidence format and cut short, since every demo token is paid on every call it
+rides on. An unanswerable training question becomes a demo whose short answer is "unknown". A question
 whose gold passages cannot be found gives no demo. This module builds demos; it does not choose
 among them (see `optimize.job.demo_selection`).
 """
@@ -21,8 +22,9 @@ from program.loop import GatedRAG
 from program.passage import Passage
 
 SEARCH_K = 20
-DEMO_TOKENS = 220  # the evidence of one demo: about a fifth of what the reader is shown
-PASSAGE_TOKENS = 90
+DISTRACTORS = 2  # other hits shown beside the gold passages, as retrieval shows them
+DEMO_TOKENS = 260  # the evidence of one demo: about two thirds of what the reader is shown
+PASSAGE_TOKENS = 60
 SHORT_ANSWER_CHARS = 80  # ShortAnswer's cap
 UNKNOWN = "unknown"
 NOT_STATED = "The passages do not state it."
@@ -37,8 +39,9 @@ def labelled_demo(program: GatedRAG, example: dspy.Example) -> dspy.Example | No
     gold = gold_passages(program, example)
     if not gold:
         return None
+    others = [p for p in program.search(example.question, SEARCH_K) if not cites_gold(example.gold_sources, p)]
     pool = EvidencePool()
-    pool.add(gold)
+    pool.add(sorted(gold + others[:DISTRACTORS], key=lambda p: -p.score))
     shown = pool.render(example.question, DEMO_TOKENS, PASSAGE_TOKENS)
     answerable = getattr(example, "answerable", True) and bool(example.answer)
     short, answer = _answers(example, shown) if answerable else (UNKNOWN, NOT_STATED)

@@ -11,12 +11,12 @@ DOCS = [passage("Kiss and Tell", "Kiss and Tell is a 1945 film. It stars Shirley
 PROGRAM = GatedRAG(FakeSearch(DOCS))
 
 
-def test_a_demo_shows_only_the_gold_passages_and_cites_the_sentence_with_the_answer():
+def test_a_demo_shows_the_gold_passages_among_other_hits_and_cites_the_sentence_with_the_answer():
     example = make_example("t1", "Which office did the star of Kiss and Tell hold?", ["Chief of Protocol"],
                            ["Kiss and Tell", "Shirley Temple"])
     demo = labelled_demo(PROGRAM, example)
     assert "index «Kiss and Tell:" in demo.evidence and "index «Shirley Temple:" in demo.evidence
-    assert "Noise" not in demo.evidence
+    assert "index «Noise:" in demo.evidence and demo.evidence.count("\n") == 2  # one other hit, as retrieval shows it
     assert demo.short_answer == "Chief of Protocol" and demo.sufficient
     assert demo.answer == "She was Chief of Protocol of the United States [2]."
     assert set(demo.inputs().keys()) == {"question", "evidence"}
