@@ -172,7 +172,7 @@ def export_command(args: argparse.Namespace) -> int:
 
 def add_parsers(sub, positive_int) -> None:
     run = sub.add_parser("run", help="compile prompts and thresholds (the default command); resumable")
-    run.add_argument("--preset", default="quick", help="datasets/optimize/<preset>.toml (quick, full)")
+    run.add_argument("--preset", default="quick", help="datasets/optimize/<preset>.toml (quick, standard, full)")
     run.add_argument("--config", type=Path, help="a TOML file overriding the preset")
     run.add_argument("--dataset", metavar="FILE|NAME", help=(
         "hotpotqa (default), aws_docs, or a labelled question file (.jsonl, .csv, .parquet) or saved dataset folder: "

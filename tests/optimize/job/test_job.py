@@ -41,14 +41,14 @@ def sets():
     return JobSets(examples(2, "train"), examples(2, "select"), examples(2, "report"), "dev without smoke", "smoke")
 
 
-def run_job(tmp_path, lm, **overrides):
+def run_job(tmp_path, lm, uncompiled=None, **overrides):
     settings = Settings(data_dir=tmp_path / "data", _env_file=None)
     config = load_config("quick", overrides={"threshold_trials": 4, "time_limit_s": 30} | overrides)
     folder, guard = tmp_path / "run", SpendingGuard(config.caps, "dummy")
     folder.mkdir(exist_ok=True)
     with dspy.context(lm=lm, callbacks=[guard]), tracked_run(settings, folder, {}, "gatedrag-optimize") as tracking:
         job = Job(config, settings, folder, "dummy", guard, tracking, progress=False)
-        outcome = job.run(GatedRAG(FakeSearch(DOCS)), sets())
+        outcome = job.run(uncompiled or GatedRAG(FakeSearch(DOCS)), sets())
     return folder, outcome, guard
 
 
@@ -56,7 +56,6 @@ def test_the_job_writes_a_compiled_program_and_a_rerun_redoes_nothing(tmp_path, 
     folder, outcome, guard = run_job(tmp_path, DummyLM(KEYED))
     err = capsys.readouterr().err
     assert "resuming job" not in err
-    assert [s.system for s in outcome.summary.systems] == ["baseline", "compiled"]
     state = json.loads((folder / PROGRAM).read_text())
     assert state["calibrator"] is None and "no confidence calibrator: too few records to fit a calibrator: 2" in err
     assert "labelled demos: 2 of 2 train questions have their gold passages in the collections" in err
@@ -66,18 +65,29 @@ def test_the_job_writes_a_compiled_program_and_a_rerun_redoes_nothing(tmp_path, 
     decisions = Decisions.model_validate_json((folder / DECISIONS).read_text())
     assert decisions.replay["trials"] == 4 and decisions.replay["fidelity_current"] == 1.0
     assert decisions.prompts.line in err and decisions.thresholds.line in err
-    assert "report split: smoke, 2 questions" in outcome.table and (folder / "eval" / COMPARISON).exists()
     assert guard.calls > 0
     client = MlflowClient(tracking_uri(Settings(data_dir=tmp_path / "data", _env_file=None)))
     run_id = (folder / RUN_ID_FILE).read_text()
     logged = {a.path for a in client.list_artifacts(run_id)} | {a.path for a in client.list_artifacts(run_id, "eval")}
-    assert {PROGRAM, DECISIONS, "pareto_front.png", "eval/report.html", f"eval/{COMPARISON}"} <= logged
+    assert {PROGRAM, DECISIONS, "pareto_front.png", "eval/report.html"} <= logged
     metrics = client.get_run(run_id).data.metrics
     assert {"replay.fidelity_current", "replay.trials", "prompts.shipped", "thresholds.shipped"} <= set(metrics)
     again = DummyLM(KEYED)
     run_job(tmp_path, again)
     assert again.history == []
     assert "resuming job run: done prompts, thresholds, done" in capsys.readouterr().err
+
+
+def test_a_better_candidate_ships_and_the_report_pairs_it_with_the_uncompiled_program(tmp_path, monkeypatch):
+    """The uncompiled program misses a page the candidate finds: the candidate ships, and the report
+    compares the two on the report questions with paired intervals."""
+    better = GatedRAG(FakeSearch(DOCS))
+    monkeypatch.setattr(prompt_optimizers, "labelled_candidates", lambda program, train, config: {"demos-1": better})
+    folder, outcome, _ = run_job(tmp_path, DummyLM(KEYED), uncompiled=GatedRAG(FakeSearch(DOCS[:1])))
+    assert outcome.decisions.prompts.ships and outcome.decisions.prompts_system == "demos-1"
+    assert [s.system for s in outcome.summary.systems] == ["baseline", "compiled"]
+    assert "report split: smoke, 2 questions" in outcome.table and "95% CI" in outcome.table
+    assert (folder / "eval" / COMPARISON).exists()
 
 
 def test_no_phase_sees_a_question_of_another(tmp_path):
@@ -104,6 +114,8 @@ def test_a_candidate_worse_on_the_select_questions_is_not_shipped(tmp_path, monk
     assert line in capsys.readouterr().err and "\n" not in line
     shipped = json.loads((folder / PROGRAM).read_text())
     assert all(not shipped[name]["demos"] for name in ("judge", "synthesize"))
+    assert [s.system for s in outcome.summary.systems] == ["baseline"]  # the uncompiled program is not run twice
+    assert outcome.table.endswith("the program written is the uncompiled one, and its report is the baseline's")
 
 
 def test_python_m_optimize_dataset_file_trains_and_validates_on_the_file(tmp_path, monkeypatch, capsys):
