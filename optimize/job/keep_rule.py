@@ -1,9 +1,10 @@
 """Whether a compiled component ships: it must beat the uncompiled one on the select questions.
 
 A candidate (a demo set, a prompt optimizer's output, a threshold point) ships only if, on the
-same select questions, its mean composite is higher and its short-answer F1 is no lower than
-the uncompiled component's. Otherwise the job keeps the uncompiled one and says so in one line
-with both numbers. This module decides; it runs nothing.
+same select questions, both its mean composite and its mean short-answer F1 are higher than the
+uncompiled component's: the test the final report applies to the compiled program. A tie keeps
+the uncompiled one (a cheaper prompt, or thresholds the user already knows), and the job says
+so in one line with both numbers. This module decides; it runs nothing.
 """
 
 from __future__ import annotations
@@ -25,7 +26,7 @@ class Verdict(BaseModel):
 def judge_candidate(component: str, candidate: str, ran: list[Record], uncompiled: list[Record]) -> Verdict:
     questions = {r.qid for r in uncompiled} & {r.qid for r in ran}
     c, u = _means([r for r in ran if r.qid in questions]), _means([r for r in uncompiled if r.qid in questions])
-    ships = bool(questions) and c["composite"] > u["composite"] and c["f1"] >= u["f1"]
+    ships = bool(questions) and c["composite"] > u["composite"] and c["f1"] > u["f1"]
     numbers = (f"composite {c['composite']:.3f} against {u['composite']:.3f}, F1 {c['f1']:.3f} against {u['f1']:.3f} "
                f"on {len(questions)} select questions")
     line = (f"{component}: shipping {candidate} ({numbers})" if ships else
