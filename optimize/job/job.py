@@ -61,6 +61,7 @@ from program.thresholds import Thresholds
 PROGRAM = "program.json"
 PROMPTS = "prompts_only.json"
 THRESHOLDS = "thresholds.json"
+CHOSEN = "chosen.json"  # the searched point, in thresholds/, whether it shipped or not
 DECISIONS = "decisions.json"
 STATE = "job_state.json"
 SELECT = "select"
@@ -188,21 +189,24 @@ class Job:
         chosen, front = search_thresholds(program.thresholds, evaluate, self.config, self.folder / "thresholds",
                                           self.progress)
         points = all_points(self.folder / "thresholds")
+        point = _trial_of(points, chosen)
         decisions.replay = {"trials": float(len(points)), "questions": float(len(select)),
+                            "chosen_trial": float(point.trial), "chosen_quality": round(point.quality, 4),
+                            "chosen_latency_s": round(point.latency_s, 2),
                             "seconds": round(time.perf_counter() - started, 1),
-                            "best_gain": round(_trial_of(points, chosen).quality
-                                               - _trial_of(points, program.thresholds).quality, 4),
+                            "best_gain": round(point.quality - _trial_of(points, program.thresholds).quality, 4),
                             "fidelity_current": self._fidelity(program, select, recording, recorded)}
         decisions.thresholds = self._judge_thresholds(program, chosen, select, recording, recorded, decisions)
         print(decisions.thresholds.line, file=sys.stderr)
         kept = chosen if decisions.thresholds.ships else program.thresholds
         write_atomic(path, kept.model_dump_json(indent=2))
+        write_atomic(self.folder / "thresholds" / CHOSEN, chosen.model_dump_json(indent=2))  # shipped or not
         write_atomic(self.folder / DECISIONS, decisions.model_dump_json(indent=2))
         figure = plot_front(points, front, chosen, self.folder / "pareto_front.png")
         self._log_trials(points)
         self.tracking.log_metrics({f"replay.{k}": v for k, v in decisions.replay.items()}
                                   | {"thresholds.shipped": float(decisions.thresholds.ships)}, step=1)
-        self.tracking.log_files([path, figure], self.folder)
+        self.tracking.log_files([path, self.folder / "thresholds" / CHOSEN, figure], self.folder)
         state.finish("thresholds", self.folder)
         return kept
 

@@ -70,6 +70,7 @@ def test_the_job_writes_a_compiled_program_and_a_rerun_redoes_nothing(tmp_path, 
     run_id = (folder / RUN_ID_FILE).read_text()
     logged = {a.path for a in client.list_artifacts(run_id)} | {a.path for a in client.list_artifacts(run_id, "eval")}
     assert {PROGRAM, DECISIONS, "pareto_front.png", "eval/report.html"} <= logged
+    assert "chosen.json" in {a.path.rsplit("/", 1)[-1] for a in client.list_artifacts(run_id, "thresholds")}
     metrics = client.get_run(run_id).data.metrics
     assert {"replay.fidelity_current", "replay.trials", "prompts.shipped", "thresholds.shipped"} <= set(metrics)
     again = DummyLM(KEYED)
