@@ -3,7 +3,8 @@
 A call asked exactly as recorded gets the recorded completion and token counts. A call the
 recording lacks (other thresholds showed the LM other evidence) gets a stand-in: the completion
 recorded for the same predictor (its system prompt) and the same question whose prompt shares
-the most words with this one, that is, the verdict given on the closest evidence set. Its prompt
+the most words with this one, that is, the verdict given on the closest evidence set, with its
+citations renumbered to where the same passages stand in this prompt's evidence. Its prompt
 tokens are estimated from its length. With no recording of that predictor for that question the
 reply is empty, which the loop treats as an unreadable output, as it would a real one. How often
 each case happens is counted, and the job measures the replay's fidelity against real runs
@@ -27,6 +28,8 @@ from optimize.replay.recorder import Call
 from program.evidence import approx_tokens, terms
 
 _QUESTION = re.compile(r"\[\[ ## question ## \]\]\n(.*?)(?:\n\n\[\[ ## |\n\nRespond with |\Z)", re.S)
+_PASSAGE = re.compile(r"^\[(\d+)\] [^«\n]*«([^:\n]{1,300}):", re.M)  # an evidence line: its number and title
+_CITE = re.compile(r"\[(\d+)\]")
 
 
 @dataclass
@@ -70,9 +73,22 @@ class _ReplayEngine(DummyEngine):
         self.owner.found[how] += 1
         prompt = call.prompt_tokens if how == "exact" else sum(approx_tokens(m["content"]) for m in messages)
         completion = call.completion_tokens if call is not None else 0
-        return Response(id=None, model="replay", message=Message.assistant([TextPart(call.output if call else "")]),
+        output = "" if call is None else call.output if how == "exact" else renumbered(call, messages)
+        return Response(id=None, model="replay", message=Message.assistant([TextPart(output)]),
                         finish_reason="stop",
                         usage=Usage(input_tokens=prompt, output_tokens=completion, total_tokens=prompt + completion))
+
+
+def renumbered(call: Call, messages: list[dict]) -> str:
+    """The recorded output with each [n] pointing where its passage (by title) stands in `messages`' evidence."""
+    before = {n: title for n, title in _PASSAGE.findall(_last_user(call.messages))}
+    now = {title: n for n, title in reversed(_PASSAGE.findall(_last_user(messages)))}
+
+    def moved(m: re.Match) -> str:
+        title = before.get(m.group(1))
+        return f"[{now[title]}]" if title in now else m.group()
+
+    return _CITE.sub(moved, call.output)
 
 
 def _key(messages: list[dict]) -> str:

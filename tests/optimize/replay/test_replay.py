@@ -54,3 +54,17 @@ def test_memoised_searches_ask_the_index_once_per_query_and_copies_share_them():
     memo = with_memo(GatedRAG(search))
     first = memo.search("Shirley Temple", 3)
     assert memo.deepcopy().search("Shirley Temple", 3) == first and search.queries == ["Shirley Temple"]
+
+
+def test_a_stand_in_reply_cites_where_its_passages_stand_in_the_new_evidence():
+    from optimize.replay.recorder import Call
+    from optimize.replay.replay_lm import renumbered
+
+    def asked(evidence):
+        return [{"role": "system", "content": "s"},
+                {"role": "user", "content": f"[[ ## question ## ]]\nq\n\n[[ ## evidence ## ]]\n{evidence}"}]
+
+    old = asked("[1] index «Alpha: a»\n[2] index «Beta: b»")
+    new = asked("[1] index «Gamma: c»\n[2] index «Beta: b»\n[3] index «Alpha: a»")
+    call = Call(messages=old, output='{"short_answer": "b", "answer": "B [2], after A [1]; [9] is nowhere."}')
+    assert renumbered(call, new) == '{"short_answer": "b", "answer": "B [2], after A [3]; [9] is nowhere."}'
