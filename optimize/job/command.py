@@ -176,7 +176,8 @@ def add_parsers(sub, positive_int) -> None:
     run.add_argument("--config", type=Path, help="a TOML file overriding the preset")
     run.add_argument("--dataset", metavar="FILE|NAME", help=(
         "hotpotqa (default), aws_docs, or a labelled question file (.jsonl, .csv, .parquet) or saved dataset folder: "
-        "trains on its train split and validates on its validation/dev split (see datasets/README.md)"))
+        "builds demos from its train split and halves its validation/dev split into select and report questions "
+        "(see datasets/README.md)"))
     run.add_argument("--val-split", help="the split select and report are carved from (default: the preset's for "
                                          "hotpotqa, else the dataset's validation split)")
     run.add_argument("--report-split", help="report on this split instead of half the validation split")
