@@ -5,7 +5,8 @@ or saved dataset folder (`optimize.eval.user_file`; its splits are the values of
 column, free text). A file's identity is its absolute path and its sha256, so a run of one
 file never resumes a run of another, nor of the same path after it changed.
 `job_splits` picks the optimizer's train and validation sets (see its docstring for the seeded
-fallback), and `job_sets` carves the validation set into the job's select and report sets. This module reads data; it does not run or score anything.
+fallback), and `job_sets` carves the validation set into the job's select and report sets.
+This module reads data; it does not run or score anything.
 """
 
 from __future__ import annotations

@@ -52,7 +52,7 @@ from optimize.job.mlflow_model import log_program_model
 from optimize.job.threshold_search import Point
 from optimize.replay.recorder import LMRecorder, read_calls
 from optimize.replay.replay_lm import Recording
-from optimize.replay.replay_run import fidelity, replay_examples, replay_objective
+from optimize.replay.replay_run import fidelity, replay_at, replay_objective, with_memo
 from program import loading
 from program.loop import GatedRAG
 from program.settings import Settings
@@ -184,7 +184,8 @@ class Job:
             return Thresholds.model_validate_json(path.read_text())
         recorded = self._select_records(decisions.prompts_system)
         recording = Recording.of(read_calls(self._recording(decisions.prompts_system)))
-        evaluate = replay_objective(program, select, recording, self._score(), _seconds_per_call(recorded))
+        memo = with_memo(program)  # the trials and both fidelity checks share what was searched
+        evaluate = replay_objective(memo, select, recording, self._score(), _seconds_per_call(recorded))
         started = time.perf_counter()
         chosen, front = search_thresholds(program.thresholds, evaluate, self.config, self.folder / "thresholds",
                                           self.progress)
@@ -195,8 +196,8 @@ class Job:
                             "chosen_latency_s": round(point.latency_s, 2),
                             "seconds": round(time.perf_counter() - started, 1),
                             "best_gain": round(point.quality - _trial_of(points, program.thresholds).quality, 4),
-                            "fidelity_current": self._fidelity(program, select, recording, recorded)}
-        decisions.thresholds = self._judge_thresholds(program, chosen, select, recording, recorded, decisions)
+                            "fidelity_current": self._fidelity(memo, program.thresholds, select, recording, recorded)}
+        decisions.thresholds = self._judge_thresholds(program, memo, chosen, select, recording, recorded, decisions)
         print(decisions.thresholds.line, file=sys.stderr)
         kept = chosen if decisions.thresholds.ships else program.thresholds
         write_atomic(path, kept.model_dump_json(indent=2))
@@ -210,7 +211,7 @@ class Job:
         state.finish("thresholds", self.folder)
         return kept
 
-    def _judge_thresholds(self, program: GatedRAG, chosen: Thresholds, select, recording: Recording,
+    def _judge_thresholds(self, program: GatedRAG, memo: GatedRAG, chosen: Thresholds, select, recording: Recording,
                           recorded: list[Record], decisions: Decisions) -> Verdict:
         """The chosen point, run for real on the select questions: the replay's fidelity there,
         and whether it beats the current thresholds."""
@@ -227,12 +228,12 @@ class Job:
         candidate = program.deepcopy()
         candidate.thresholds = chosen
         ran = self._select_run(candidate, "thresholds-chosen", select)
-        decisions.replay["fidelity_chosen"] = self._fidelity(candidate, select, recording, ran)
+        decisions.replay["fidelity_chosen"] = self._fidelity(memo, chosen, select, recording, ran)
         return judge_candidate("thresholds", "the searched thresholds", ran, recorded)
 
-    def _fidelity(self, program: GatedRAG, select, recording: Recording, real: list[Record]) -> float:
-        replayed, _ = replay_examples(program, select, recording, self._score())
-        return round(fidelity(replayed, real), 3)
+    def _fidelity(self, memo: GatedRAG, thresholds: Thresholds, select, recording: Recording,
+                  real: list[Record]) -> float:
+        return round(fidelity(replay_at(memo, thresholds, select, recording, self._score()), real), 3)
 
     def _select_run(self, program: GatedRAG, system: str, select: list[dspy.Example]) -> list[Record]:
         """`system` on the select questions, real and uncached, its LM calls recorded for the replay."""

@@ -7,7 +7,7 @@ one) by its `gold_sources`, among the index's best other hits for the question, 
 the loop's own evidence format and cut short, since every demo token is paid on every call it
 rides on. An unanswerable training question becomes a demo whose short answer is "unknown". A question
 whose gold passages cannot be found gives no demo. This module builds demos; it does not choose
-among them (see `optimize.job.demo_selection`).
+among them (the job runs them on the select questions; `optimize.job.keep_rule` decides).
 """
 
 from __future__ import annotations
@@ -36,10 +36,11 @@ def demo_pool(program: GatedRAG, train: list[dspy.Example]) -> list[dspy.Example
 
 
 def labelled_demo(program: GatedRAG, example: dspy.Example) -> dspy.Example | None:
-    gold = gold_passages(program, example)
+    hits = program.search(example.question, SEARCH_K)
+    gold = gold_passages(program, example, hits)
     if not gold:
         return None
-    others = [p for p in program.search(example.question, SEARCH_K) if not cites_gold(example.gold_sources, p)]
+    others = [p for p in hits if not cites_gold(example.gold_sources, p)]
     pool = EvidencePool()
     pool.add(sorted(gold + others[:DISTRACTORS], key=lambda p: -p.score))
     shown = pool.render(example.question, DEMO_TOKENS, PASSAGE_TOKENS)
@@ -50,14 +51,14 @@ def labelled_demo(program: GatedRAG, example: dspy.Example) -> dspy.Example | No
                         gaps=[] if answerable else [example.question[:100]]).with_inputs("question", "evidence")
 
 
-def gold_passages(program: GatedRAG, example: dspy.Example) -> list[Passage]:
-    """The passages of the example's gold sources, searched by the question and by each source's name."""
+def gold_passages(program: GatedRAG, example: dspy.Example, hits: list[Passage]) -> list[Passage]:
+    """The passages of the example's gold sources: among `hits` (the index's for the question), and
+    searched by each source's name, and on the offline web by the question too."""
     found: dict[str, Passage] = {}
-    for search in _searches(program):
-        for query in [example.question, *example.gold_sources]:
-            for p in search(query, SEARCH_K):
-                if cites_gold(example.gold_sources, p):
-                    found.setdefault(p.doc_id, p)
+    searched = [p for search, query in _lookups(program, example) for p in search(query, SEARCH_K)]
+    for p in hits + searched:
+        if cites_gold(example.gold_sources, p):
+            found.setdefault(p.doc_id, p)
     return list(found.values())
 
 
@@ -69,12 +70,16 @@ def demo_sets(pool: list[dspy.Example], k: int, count: int, seed: int) -> list[l
     return [rng.sample(pool, min(k, len(pool))) for _ in range(count)]
 
 
-def _searches(program: GatedRAG) -> list:
-    """The index, and the offline web (it holds HotpotQA's training pages); Tavily is not searched for demos."""
-    searches = [program.search]
+def _lookups(program: GatedRAG, example: dspy.Example) -> list[tuple]:
+    """(search, query) pairs beyond the index's hits for the question: the index by each gold source's
+    name, and the offline web (it holds HotpotQA's training pages) by the question and each name.
+    Tavily is not searched for demos."""
+    lookups = [(program.search, source) for source in example.gold_sources]
     if hasattr(program.web, "titles_where"):
-        searches.append(lambda query, k: [r.to_passage() for r in program.web.search(query, max_results=k)])
-    return searches
+        def web(query, k):
+            return [r.to_passage() for r in program.web.search(query, max_results=k)]
+        lookups += [(web, query) for query in [example.question, *example.gold_sources]]
+    return lookups
 
 
 def _answers(example: dspy.Example, shown) -> tuple[str, str]:

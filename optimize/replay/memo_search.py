@@ -19,25 +19,28 @@ class MemoSearch:
             self._hits[query, k] = self._search(query, k)
         return self._hits[query, k]
 
-    def embed(self, texts: list[str]) -> list[list[float]]:
+    def __deepcopy__(self, memo) -> MemoSearch:
+        return self  # a program's copy for a trial shares what was already searched
+
+    def __getattr__(self, name: str):
+        """The wrapped search's attribute, remembered for `embed` and `neighbours`; an attribute the
+        wrapped search lacks is lacking here too (the loop checks for both)."""
+        if name.startswith("__"):
+            raise AttributeError(name)
+        found = getattr(self._search, name)
+        return {"embed": self._embed, "neighbours": self._neighbours_of}.get(name, found)
+
+    def _embed(self, texts: list[str]) -> list[list[float]]:
         missing = [t for t in dict.fromkeys(texts) if t not in self._vectors]
         if missing:
             self._vectors.update(zip(missing, self._search.embed(missing)))
         return [self._vectors[t] for t in texts]
 
-    def neighbours(self, passage, radius: int = 1):
+    def _neighbours_of(self, passage, radius: int = 1):
         key = (passage.chunk_id, radius)
         if key not in self._neighbours:
             self._neighbours[key] = self._search.neighbours(passage, radius)
         return self._neighbours[key]
-
-    def __deepcopy__(self, memo) -> MemoSearch:
-        return self  # a program's copy for a trial shares what was already searched
-
-    def __getattr__(self, name: str):
-        if name.startswith("__"):
-            raise AttributeError(name)
-        return getattr(self._search, name)
 
 
 class MemoWeb:

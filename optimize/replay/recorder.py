@@ -1,7 +1,7 @@
 """Record what each LM call of a real run was asked and answered, for the replay.
 
 A DSPy callback: after every LM call it appends one JSON line (the messages, the raw completion
-and the call's prompt and completion tokens) to `recording.jsonl`, redacted like the eval's
+and the call's prompt and completion tokens) to its JSONL file, redacted like the eval's
 records. One LM serves one request at a time here, so the LM's last history entry is the call
 that just ended. A torn last line (a kill mid-append) is skipped when read. This module records;
 `optimize.replay.replay_lm` reads.
@@ -17,9 +17,6 @@ from dspy.utils.callback import BaseCallback
 from pydantic import BaseModel, ValidationError
 
 from program.redaction import redact
-
-RECORDING = "recording.jsonl"
-
 
 class Call(BaseModel):
     messages: list[dict[str, str]]

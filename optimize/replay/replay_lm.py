@@ -36,7 +36,7 @@ _CITE = re.compile(r"\[(\d+)\]")
 class Recording:
     """The recorded calls, indexed for exact and closest look-ups."""
     exact: dict[str, Call] = field(default_factory=dict)
-    by_question: dict[tuple[str, str], list[tuple[set[str], Call]]] = field(default_factory=lambda: defaultdict(list))
+    by_question: dict[tuple[str, str], list[tuple[frozenset[str], Call]]] = field(default_factory=lambda: defaultdict(list))
 
     @classmethod
     def of(cls, calls: list[Call]) -> Recording:

@@ -67,16 +67,21 @@ def fidelity(replayed: list[Replayed], real: list[Record]) -> float:
     return sum(r.actions == by_qid[r.qid] for r in paired) / len(paired) if paired else 0.0
 
 
-def replay_objective(program: dspy.Module, examples: list[dspy.Example], recording: Recording, score: Score,
-                     seconds_per_call: float):
-    """A threshold trial's (mean composite, estimated seconds a question), replayed: the seconds
-    are the LM calls the replay made times the seconds a call took in the recorded run."""
-    memo = with_memo(program)
+def replay_at(memo: dspy.Module, thresholds, examples: list[dspy.Example], recording: Recording,
+              score: Score) -> list[Replayed]:
+    """The examples replayed on a copy of `memo` (see `with_memo`) under `thresholds`."""
+    trial = memo.deepcopy()
+    trial.thresholds = thresholds
+    return replay_examples(trial, examples, recording, score)[0]
 
+
+def replay_objective(memo: dspy.Module, examples: list[dspy.Example], recording: Recording, score: Score,
+                     seconds_per_call: float):
+    """A threshold trial's (mean composite, estimated seconds a question), replayed on copies of
+    `memo`: the seconds are the LM calls the replay made times the seconds a call took in the
+    recorded run."""
     def evaluate(thresholds) -> tuple[float, float]:
-        trial = memo.deepcopy()
-        trial.thresholds = thresholds
-        replayed, _ = replay_examples(trial, examples, recording, score)
+        replayed = replay_at(memo, thresholds, examples, recording, score)
         quality = sum(r.scores.composite for r in replayed) / len(replayed)
         return quality, sum(r.scores.lm_calls for r in replayed) / len(replayed) * seconds_per_call
 

@@ -68,3 +68,8 @@ def test_a_stand_in_reply_cites_where_its_passages_stand_in_the_new_evidence():
     new = asked("[1] index «Gamma: c»\n[2] index «Beta: b»\n[3] index «Alpha: a»")
     call = Call(messages=old, output='{"short_answer": "b", "answer": "B [2], after A [1]; [9] is nowhere."}')
     assert renumbered(call, new) == '{"short_answer": "b", "answer": "B [2], after A [3]; [9] is nowhere."}'
+
+
+def test_a_memoised_search_offers_only_what_the_wrapped_one_has():
+    memo = with_memo(GatedRAG(FakeSearch(DOCS))).search
+    assert not hasattr(memo, "embed") and not hasattr(memo, "neighbours")  # the loop then skips both
