@@ -81,7 +81,8 @@ def _parser() -> argparse.ArgumentParser:
     ingest.add_argument("--collection", help="default: the configured collection")
     ingest.add_argument("--include", action="append", default=[], metavar="GLOB",
                         help="keep paths inside folders and archives matching this (repeatable; default: every "
-                        "supported suffix: .md .markdown .rst .py .txt .html .htm .json .jsonl)")
+                        "supported suffix: .md .markdown .rst .py .txt .html .htm .json .jsonl .ts .mts .tsx .rs "
+                        ".go; JavaScript only when included, e.g. --include '*.js')")
     ingest.add_argument("--exclude", action="append", default=[], metavar="GLOB", help="skip matching paths (repeatable)")
     ingest.add_argument("--prune", action="store_true", help="delete documents of these roots whose files are gone")
     ingest.add_argument("--data-dir", type=Path)

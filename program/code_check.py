@@ -1,30 +1,33 @@
 """Code check: find the fenced code blocks of an answer and say whether each one parses.
 
-Python is parsed with `ast`, JSON with `json`, JavaScript and shell with the tree-sitter
-grammars from PyPI. A block in any other language, or with no language tag, is "unchecked":
-never reported as valid. This module only parses: it runs no code, calls no LM and decides
+Python is parsed with `ast`, JSON with `json`; JavaScript, TypeScript, Rust, Go and shell with the
+tree-sitter grammars from PyPI. A Rust or Go block of bare statements (`let x = 1;`, `fmt.Println(x)`)
+is valid when it parses inside a function body, since answers show fragments. A block in any other
+language, or with no language tag, is "unchecked": never reported as valid. This module only parses: it runs no code, calls no LM and decides
 nothing about repairs (`program.loop` does).
 """
 
 from __future__ import annotations
 
 import ast
-import importlib
 import json
 import re
 from dataclasses import dataclass
-from functools import cache, partial
+from functools import partial
 from typing import Callable
 
 from program.result import CodeCheck
+from program.retrieval.sections.grammars import parse
 
 # an opening ``` (optional tag) at a line start, up to a closing ``` on its own line; an answer
 # cut off by its token cap leaves the last block unclosed, so the text's end closes it too
 _FENCE = re.compile(r"^[ \t]*```[ \t]*([^\s`]*)[^\n]*\n(.*?)(?:^[ \t]*```[ \t]*$|\Z)", re.MULTILINE | re.DOTALL)
 _LANGUAGES = {"python": "python", "py": "python", "python3": "python", "py3": "python", "json": "json",
               "javascript": "javascript", "js": "javascript", "node": "javascript", "mjs": "javascript",
-              "bash": "bash", "sh": "bash", "shell": "bash"}
-_GRAMMARS = {"javascript": "tree_sitter_javascript", "bash": "tree_sitter_bash"}  # language -> PyPI grammar module
+              "bash": "bash", "sh": "bash", "shell": "bash", "typescript": "typescript", "ts": "typescript",
+              "tsx": "tsx", "jsx": "javascript", "rust": "rust", "rs": "rust", "go": "go", "golang": "go"}
+# how a fragment of statements is wrapped to parse: a function body
+_FRAGMENT = {"rust": "fn fragment() {\n%s\n}", "go": "package fragment\nfunc fragment() {\n%s\n}"}
 
 
 @dataclass(frozen=True)
@@ -81,8 +84,7 @@ def _checker(language: str) -> Callable[[str], tuple[int, str] | None] | None:
         return _python_error
     if language == "json":
         return _json_error
-    grammar = _grammar(language)
-    return partial(_tree_sitter_error, grammar) if grammar is not None else None
+    return partial(_tree_sitter_error, language) if parse(language, "") is not None else None
 
 
 def _python_error(code: str) -> tuple[int, str] | None:
@@ -101,21 +103,17 @@ def _json_error(code: str) -> tuple[int, str] | None:
     return None
 
 
-@cache
-def _grammar(language: str):
-    """The tree-sitter language for `language`, or None where no grammar is installed."""
-    try:
-        import tree_sitter
-
-        return tree_sitter.Language(importlib.import_module(_GRAMMARS[language]).language())
-    except (KeyError, ImportError):
-        return None
+def _tree_sitter_error(language: str, code: str) -> tuple[int, str] | None:
+    """The block's first syntax error; a Rust or Go fragment that parses in a function body has none."""
+    error = _syntax_error(parse(language, code).root_node)
+    if error is None or language not in _FRAGMENT:
+        return error
+    return None if _syntax_error(parse(language, _FRAGMENT[language] % code).root_node) is None else error
 
 
-def _tree_sitter_error(grammar, code: str) -> tuple[int, str] | None:
-    import tree_sitter
-
-    node = _first_error(tree_sitter.Parser(grammar).parse(code.encode()).root_node)
+def _syntax_error(root) -> tuple[int, str] | None:
+    """The first error under `root` as (line, message)."""
+    node = _first_error(root)
     if node is None:
         return None
     text = node.text.decode(errors="replace").split("\n")[0][:40]

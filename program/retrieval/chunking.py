@@ -4,7 +4,9 @@ A "paragraphs" document gives one chunk per blank-line-separated paragraph, neve
 paragraph is one chunk). A "markdown" or "rst" document is cut at its headings; small sections are
 packed together up to `max_chars`, a large section is cut between its blocks, and a block (a fenced
 code block, a directive with its body) is never split, however long. A "python" document gives
-each top-level function or class its own chunks (see `program.retrieval.sections.python_source`).
+each top-level function or class its own chunks (see `program.retrieval.sections.python_source`), and
+TypeScript, JavaScript, Rust and Go source each top-level definition with the imports it uses
+(`program.retrieval.sections.code_source`).
 Every chunk carries its heading path, also joined into its title, and the `start`/`end` offsets of
 its text in the document text. This module does not read files, embed or store anything; see
 `program.retrieval.readers` and `program.retrieval.indexing`.
@@ -19,15 +21,17 @@ from pydantic import BaseModel
 
 from program.retrieval.sections import Section, Span
 from program.retrieval.sections.blocks import blocks
+from program.retrieval.sections.code_source import code_sections
 from program.retrieval.sections.markdown import markdown_sections
 from program.retrieval.sections.python_source import python_sections
 from program.retrieval.sections.rst import rst_sections
 
 MAX_CHARS = 1200  # about the 256 tokens all-MiniLM-L6-v2 reads before it truncates
 
-Kind = Literal["paragraphs", "markdown", "rst", "python"]
+Kind = Literal["paragraphs", "markdown", "rst", "python", "javascript", "typescript", "tsx", "rust", "go"]
 SPLITTERS: dict[str, Callable[[str], list[Section]]] = {
     "markdown": markdown_sections, "rst": rst_sections, "python": python_sections}
+CODE = {"python", "javascript", "typescript", "tsx", "rust", "go"}  # kinds whose sections are never merged
 
 
 class Document(BaseModel):
@@ -57,15 +61,26 @@ class Chunk(BaseModel):
 def chunk_document(doc: Document, max_chars: int = MAX_CHARS) -> list[Chunk]:
     """Raises SyntaxError for a "python" document that does not parse."""
     if doc.kind == "paragraphs":
-        parts = [([], [span]) for span in blocks(doc.text)]
+        parts = [([], [span], ()) for span in blocks(doc.text)]
     else:
-        sections = [Section(_below_title(path, doc.title), spans) for path, spans in SPLITTERS[doc.kind](doc.text)]
-        # code sections are never merged: a chunk is one function or class, or part of one
-        parts = [p for s in sections for p in _pack([s], max_chars)] if doc.kind == "python" else _pack(sections, max_chars)
+        sections = [s._replace(path=_below_title(s.path, doc.title)) for s in _sections(doc, max_chars)]
+        parts = _code_parts(sections, max_chars) if doc.kind in CODE else \
+            [(path, spans, ()) for path, spans in _pack(sections, max_chars)]
     return [Chunk(doc_id=doc.doc_id, chunk_index=i, doc_chunks=len(parts), title=" > ".join([doc.title, *path]),
-                  url=doc.url, text="\n\n".join(doc.text[s:e] for s, e in spans), origin=doc.origin, root=doc.root,
-                  heading_path=path, start=spans[0][0], end=spans[-1][1])
-            for i, (path, spans) in enumerate(parts)]
+                  url=doc.url, text="\n\n".join(doc.text[s:e] for s, e in [*context, *spans]), origin=doc.origin,
+                  root=doc.root, heading_path=path, start=spans[0][0], end=spans[-1][1])
+            for i, (path, spans, context) in enumerate(parts)]
+
+
+def _code_parts(sections: list[Section], max_chars: int) -> list[tuple[list[str], list[Span], tuple[Span, ...]]]:
+    """Code sections are never merged: a chunk is one definition or part of one; its imports lead its first part."""
+    return [(path, spans, section.context if k == 0 else ()) for section in sections
+            for k, (path, spans) in enumerate(_pack([section], max_chars))]
+
+
+def _sections(doc: Document, max_chars: int) -> list[Section]:
+    splitter = SPLITTERS.get(doc.kind)
+    return splitter(doc.text) if splitter is not None else code_sections(doc.kind, doc.text, max_chars)
 
 
 def _below_title(path: list[str], title: str) -> list[str]:
@@ -76,7 +91,7 @@ def _below_title(path: list[str], title: str) -> list[str]:
 def _pack(sections: list[Section], max_chars: int) -> list[tuple[list[str], list[Span]]]:
     """Greedy: whole sections while they fit in the open chunk, else one section block by block."""
     chunks: list[tuple[list[str], list[Span]]] = []  # (heading path of the first section, blocks)
-    for path, spans in sections:
+    for path, spans, _ in sections:
         if chunks and _size(chunks[-1][1] + spans) <= max_chars:
             chunks[-1][1].extend(spans)
             continue

@@ -32,9 +32,27 @@ def test_javascript_and_shell_are_parsed_with_tree_sitter():
     assert checks[1].language == "javascript" and checks[1].line == 1 and checks[1].error == "unexpected '='"
 
 
+@pytest.mark.parametrize("tag,valid,broken", [
+    ("ts", "const n: number = f(1);\ninterface A { b: string }", "function f(a: number { return a }"),
+    ("tsx", "const b = <Button label={x} />;", "const b = <Button label={x} ;"),
+    ("rust", "fn main() {\n    let v = vec![1, 2];\n}", "fn main() {\n    let v = ;\n}"),
+    ("go", "package main\n\nfunc main() { println(1) }", "package main\n\nfunc main() { println(1 }"),
+])
+def test_typescript_rust_and_go_blocks_are_told_valid_or_broken(tag, valid, broken):
+    good, bad = check_code(f"{fenced(tag, valid)}\n{fenced(tag, broken)}")
+    assert good.status == "valid"
+    assert bad.status == "invalid" and bad.line >= 1 and bad.error
+
+
+def test_a_rust_or_go_fragment_of_statements_is_checked_inside_a_function_body():
+    checks = check_code(f"{fenced('rust', 'let v = vec![1];')}\n{fenced('go', 'fmt.Println(x)')}\n"
+                        f"{fenced('go', 'fmt.Println(x')}")
+    assert [c.status for c in checks] == ["valid", "valid", "invalid"]
+
+
 def test_a_language_with_no_parser_or_no_tag_is_unchecked_never_valid():
-    checks = check_code(f"{fenced('rust', 'fn main( {')}\n{fenced('', 'anything at all')}")
-    assert [(c.language, c.status, c.line, c.error) for c in checks] == [("rust", "unchecked", None, ""),
+    checks = check_code(f"{fenced('kotlin', 'fun main( {')}\n{fenced('', 'anything at all')}")
+    assert [(c.language, c.status, c.line, c.error) for c in checks] == [("kotlin", "unchecked", None, ""),
                                                                          ("", "unchecked", None, "")]
 
 

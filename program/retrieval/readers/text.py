@@ -1,13 +1,14 @@
-"""The text formats, one document per file: markdown, reStructuredText, Python source and plain text.
+"""The text formats, one document per file: markdown, reStructuredText, source code and plain text.
 
 The document text is the file's text unchanged, so chunk offsets point into the file. The title is
 the leading heading (markdown `# Title`, or a reStructuredText title that opens the file), a Python
-module's name with its docstring's first line, or else the file name.
+module's name with its docstring's first line, or else the file name (TypeScript, JavaScript, Rust, Go).
 This module does not split documents into sections; see `program.retrieval.sections`.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import PurePosixPath
 
 from program.errors import IngestError
@@ -16,6 +17,8 @@ from program.retrieval.sections.markdown import lead_heading
 from program.retrieval.sections.python_source import module_summary
 from program.retrieval.sections.rst import rst_sections
 from program.retrieval.sources import SourceFile, source_id
+
+_MINIFIED_LINE = 2000
 
 
 def read_markdown(file: SourceFile, text: str) -> list[Document]:
@@ -35,6 +38,16 @@ def read_python(file: SourceFile, text: str) -> list[Document]:
         raise IngestError(f"{file.origin} is not valid Python (line {error.lineno}: {error.msg})") from None
     name = PurePosixPath(file.path).name
     return _one(file, text, "python", f"{name}: {summary}" if summary else name)
+
+
+def read_source(language: str) -> Callable[[SourceFile, str], list[Document]]:
+    """The reader of source files in `language` (a Kind of `program.retrieval.chunking`)."""
+    def read(file: SourceFile, text: str) -> list[Document]:
+        longest = max(map(len, text.splitlines()), default=0)
+        if longest > _MINIFIED_LINE:  # a minified bundle or generated table: no function would chunk on its own
+            raise IngestError(f"{file.origin} looks minified or generated (a line of {longest} characters): not indexed")
+        return _one(file, text, language, None)
+    return read
 
 
 def read_text(file: SourceFile, text: str) -> list[Document]:

@@ -15,3 +15,4 @@ Span = tuple[int, int]  # [start, end) in the document text
 class Section(NamedTuple):
     path: list[str]  # the headings above it, outermost first
     blocks: list[Span]
+    context: tuple[Span, ...] = ()  # shown before its first chunk, outside its offsets: a definition's imports

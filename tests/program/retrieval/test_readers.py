@@ -117,6 +117,94 @@ def test_invalid_python_is_refused_with_its_line():
         read(source("bad.py", "x = 1\ndef (:\n"), max_bytes=1000)
 
 
+TYPESCRIPT = '''import { readFile } from "fs";
+import { join } from "path";
+
+/** Reads the config file under a folder. */
+export function readConfig(dir: string): string {
+  return readFile(join(dir, "config.json"));
+}
+
+export class Store {
+  get(key: string) { return key; }
+}
+
+export const add = (a: number, b: number) => a + b;
+const LIMIT = 3;
+'''
+
+RUST = '''use std::collections::HashMap;
+use std::fmt;
+
+/// A point on the plane.
+#[derive(Debug)]
+pub struct Point { x: i32, y: i32 }
+
+impl fmt::Display for Point {
+    fn fmt(&self, f: &mut fmt::Formatter) -> fmt::Result { write!(f, "{}", self.x) }
+}
+
+fn count(m: HashMap<String, i32>) -> usize { m.len() }
+'''
+
+GO = '''package server
+
+import (
+\t"fmt"
+\t"net/http"
+)
+
+// Serve starts the server — on port 80.
+func Serve() { http.ListenAndServe(":80", nil) }
+
+func (s *Server) Close() { fmt.Println("bye") }
+
+type Server struct { addr string }
+'''
+
+
+@pytest.mark.parametrize("path,text,headings,doc_comment,imports", [
+    ("src/store.ts", TYPESCRIPT, [[], ["function readConfig"], ["class Store"], ["function add"]],
+     "/** Reads the config", {"function readConfig": ['from "fs"', 'from "path"'], "class Store": []}),
+    ("src/point.rs", RUST, [[], ["struct Point"], ["impl fmt::Display for Point"], ["fn count"]],
+     "/// A point on the plane.\n#[derive(Debug)]", {"impl fmt::Display for Point": ["use std::fmt;"],
+                                                     "fn count": ["use std::collections::HashMap;"]}),
+    ("server/serve.go", GO, [[], ["function Serve"], ["func (s *Server) Close"], ["type Server"]],
+     "// Serve starts", {"function Serve": ['"net/http"'], "type Server": []}),
+])
+def test_typescript_rust_and_go_chunk_one_definition_each_with_its_doc_comment_and_imports(
+        path, text, headings, doc_comment, imports):
+    document, chunks = chunks_of(path, text)
+    assert [chunk.heading_path for chunk in chunks] == headings
+    for chunk in chunks[1:]:  # the offsets span the definition; the imports before it are context
+        own = " ".join(document.text[chunk.start:chunk.end].split())
+        assert " ".join(chunk.text.split()).endswith(own)
+    assert doc_comment in chunks[1].text  # the doc comment (and attribute) stays with what it documents
+    texts = {chunk.heading_path[0]: chunk.text for chunk in chunks[1:]}
+    for heading, used in imports.items():
+        assert all(line in texts[heading] for line in used)
+        if not used:  # a definition that uses no import carries none
+            assert "import" not in texts[heading] and "use " not in texts[heading]
+
+
+def test_an_oversized_typescript_class_is_cut_between_its_members():
+    text = "export class Big {\n" + "".join(f"  m{i}() {{ return '{'x' * 100}'; }}\n" for i in range(20)) + "}\n"
+    document, chunks = chunks_of("big.ts", text, max_chars=1200)
+    assert len(chunks) > 1 and {tuple(c.heading_path) for c in chunks} == {("class Big",)}
+    assert all(c.text.lstrip().startswith(("export class Big", "m")) for c in chunks)
+    assert_offsets(document, chunks)
+
+
+def test_javascript_is_read_when_included_and_a_minified_file_is_refused():
+    from program.retrieval.readers import DEFAULT_INCLUDE
+
+    assert "*.ts" in DEFAULT_INCLUDE and "*.js" not in DEFAULT_INCLUDE
+    _, chunks = chunks_of("app.js", "function main() {\n  return 1;\n}\n")
+    assert [c.heading_path for c in chunks] == [["function main"]]
+    with pytest.raises(IngestError, match="app.min.js looks minified"):
+        read(source("app.min.js", "var a=1;" * 400), max_bytes=100_000)
+
+
 def test_plain_text_and_html():
     document, chunks = chunks_of("notes.txt", "First note.\n\nSecond note.\n")
     assert (document.title, [c.text for c in chunks]) == ("notes", ["First note.", "Second note."])
