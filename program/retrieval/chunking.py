@@ -42,6 +42,7 @@ class Document(BaseModel):
     kind: Kind = "paragraphs"
     origin: str = ""  # where the text came from: a file path, an archive member or a URL
     root: str = ""  # the ingest root it was found under (a folder, archive, file or URL), for pruning
+    file_hash: str = ""  # of the file's bytes: ingest does not even parse a file the index holds unchanged
 
 
 class Chunk(BaseModel):

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import hashlib
 import uuid
-from collections.abc import Collection, Iterable
+from collections.abc import Collection, Iterable, Iterator
 
 from pydantic import BaseModel
 from tqdm import tqdm
@@ -25,7 +25,8 @@ from program.retrieval.open_store import open_store
 from program.retrieval.store import Point, Store
 from program.settings import Settings
 
-BATCH_SIZE = 64
+BATCH_SIZE = 64  # points per upsert
+WINDOW = 256  # chunks read, hashed and sorted by length together: a tenth of the HotpotQA corpus holds two
 
 
 class IndexStats(BaseModel):
@@ -53,6 +54,7 @@ class IndexedDocument(BaseModel):
     doc_chunks: int  # how many chunks it should have
     root: str = ""
     origin: str = ""
+    file_hashes: set[str] = set()
 
 
 def text_hash(chunk: Chunk, version: str, document: str = "") -> str:
@@ -61,38 +63,70 @@ def text_hash(chunk: Chunk, version: str, document: str = "") -> str:
 
 
 def document_hash(document: Document, version: str) -> str:
-    return hashlib.sha256(f"{version}\n{document.model_dump_json()}".encode()).hexdigest()
+    # the file hash is where the document came from, not what it says: an index built before it existed stays valid
+    return hashlib.sha256(f"{version}\n{document.model_dump_json(exclude={'file_hash'})}".encode()).hexdigest()
 
 
 def index_documents(store: Store, collection: str, documents: Iterable[Document], *, embedder: Embedder,
                     progress: bool = True, prune: bool = False, drop: Collection[str] = ()) -> IndexStats:
     """Bring `collection` up to date with `documents`, and delete the documents whose ids are in `drop`;
-    with `prune`, drop every other document too."""
-    documents = list(documents)
+    with `prune`, drop every other document too. Documents stream through in windows of `WINDOW` chunks,
+    so memory holds one window, whatever the corpus."""
     store.ensure(collection)
-    doc_hashes = {d.doc_id: document_hash(d, embedder.version) for d in documents}
-    chunks = {point_id(c.doc_id, c.chunk_index): c for d in documents for c in chunk_document(d)}
-    # subtle: a located chunk (one with an origin) hashes its whole document too, so its offsets are
-    # rewritten when text before it moves; corpus chunks keep the hashes their indexes were built with
-    hashes = {pid: text_hash(c, embedder.version, doc_hashes[c.doc_id] if c.origin else "") for pid, c in chunks.items()}
     existing = {pid: (p["doc_id"], p["text_hash"]) for pid, p in store.payloads(collection, ["doc_id", "text_hash"])}
-    doc_ids = {d.doc_id for d in documents} | set(drop)
-    stale = [pid for pid, (doc_id, _) in existing.items() if pid not in chunks and (prune or doc_id in doc_ids)]
+    run = _Run(existing)
+    with tqdm(desc=f"indexing {collection}", unit="chunk", disable=not progress) as bar:
+        for window in _windows(documents, embedder.version, run):
+            changed = [item for item in window if existing.get(item[0], (None, None))[1] != item[2]["text_hash"]]
+            _write(store, collection, embedder, changed, run, bar)
+    doc_ids = run.doc_ids | set(drop)
+    stale = [pid for pid, (doc_id, _) in existing.items() if pid not in run.seen and (prune or doc_id in doc_ids)]
     if stale:
         store.delete(collection, stale)
-    pending = [pid for pid in chunks if existing.get(pid, (None, None))[1] != hashes[pid]]
-    # subtle: a batch is padded to its longest text, so batches of similar lengths embed faster
-    pending.sort(key=lambda pid: len(chunks[pid].text))
-    with tqdm(total=len(pending), desc=f"indexing {collection}", unit="chunk", disable=not progress) as bar:
-        for start in range(0, len(pending), BATCH_SIZE):
-            batch = pending[start:start + BATCH_SIZE]
-            store.upsert(collection, _points(embedder, [(pid, chunks[pid], {
-                "text_hash": hashes[pid], "doc_hash": doc_hashes[chunks[pid].doc_id]}) for pid in batch]))
-            bar.update(len(batch))
-    if stale or pending:
+    if stale or run.embedded:
         store.finish_bulk(collection)
-    return IndexStats(documents=len(documents), chunks=len(chunks), embedded=len(pending),
-                      skipped=len(chunks) - len(pending), deleted=len(stale))
+    return IndexStats(documents=len(run.doc_ids), chunks=len(run.seen), embedded=run.embedded,
+                      skipped=len(run.seen) - run.embedded, deleted=len(stale))
+
+
+class _Run:
+    """What one indexing run has seen so far: ids only, never texts."""
+
+    def __init__(self, existing: dict[str, tuple[str, str]]):
+        self.existing, self.seen, self.doc_ids, self.embedded = existing, set(), set(), 0
+
+
+def _windows(documents: Iterable[Document], version: str, run: _Run) -> Iterator[list[tuple[str, Chunk, dict]]]:
+    """(point id, chunk, its hashes) in windows of about `WINDOW` chunks, document by document."""
+    window: list[tuple[str, Chunk, dict]] = []
+    for document in documents:
+        run.doc_ids.add(document.doc_id)
+        doc_hash = document_hash(document, version)
+        for chunk in chunk_document(document):
+            pid = point_id(chunk.doc_id, chunk.chunk_index)
+            run.seen.add(pid)
+            # subtle: a located chunk (one with an origin) hashes its whole document too, so its offsets are
+            # rewritten when text before it moves; corpus chunks keep the hashes their indexes were built with
+            hashes = {"text_hash": text_hash(chunk, version, doc_hash if chunk.origin else ""), "doc_hash": doc_hash,
+                      "file_hash": document.file_hash}
+            window.append((pid, chunk, hashes))
+        if len(window) >= WINDOW:
+            yield window
+            window = []
+    if window:
+        yield window
+
+
+def _write(store: Store, collection: str, embedder: Embedder, pending: list[tuple[str, Chunk, dict]], run: _Run,
+           bar: tqdm) -> None:
+    # subtle: a batch is padded to its longest text, so batches of similar lengths embed faster; sorting
+    # within a window (not the corpus) keeps the throughput flat from the first window to the last
+    pending.sort(key=lambda item: len(item[1].text))
+    for start in range(0, len(pending), BATCH_SIZE):
+        batch = pending[start:start + BATCH_SIZE]
+        store.upsert(collection, _points(embedder, batch))
+        run.embedded += len(batch)
+        bar.update(len(batch))
 
 
 def build_indexes(settings: Settings, *, progress: bool = True) -> dict[str, IndexStats]:
@@ -111,7 +145,7 @@ def indexed_documents(store: Store, collection: str) -> dict[str, IndexedDocumen
     found: dict[str, IndexedDocument] = {}
     if not store.exists(collection):
         return found
-    for _, payload in store.payloads(collection, ["doc_id", "doc_hash", "doc_chunks", "root", "origin"]):
+    for _, payload in store.payloads(collection, ["doc_id", "doc_hash", "doc_chunks", "root", "origin", "file_hash"]):
         _count_chunk(found, payload)
     return found
 
@@ -121,6 +155,7 @@ def _count_chunk(found: dict[str, IndexedDocument], payload: dict) -> None:
         doc_hashes=set(), chunks=0, doc_chunks=payload.get("doc_chunks", 1), root=payload.get("root", ""),
         origin=payload.get("origin", "")))
     document.doc_hashes.add(payload.get("doc_hash", ""))
+    document.file_hashes.add(payload.get("file_hash", ""))
     document.chunks += 1
 
 

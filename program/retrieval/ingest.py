@@ -16,10 +16,12 @@ This module does not decide who may ingest what; see `program.serving.ingest_acc
 
 from __future__ import annotations
 
+import hashlib
 import threading
 import time
 from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
+from typing import NamedTuple
 from urllib.parse import urlsplit
 
 import httpx
@@ -58,6 +60,7 @@ class IngestReport(BaseModel):
 
 class _Read(BaseModel):
     documents: dict[str, Document] = {}  # by doc_id: the first source to give an id wins
+    kept: set[str] = set()  # doc_ids of files the index holds unchanged: not parsed again
     errors: list[str] = []
     failed: set[str] = set()  # origins of the files that could not be read: never pruned
     read: set[str] = set()  # origins of the files read whole: what they no longer hold is gone
@@ -76,23 +79,25 @@ def ingest(sources: Iterable[Source], settings: Settings, *, collection: str | N
     if not planned:
         raise IngestError("nothing to ingest: name at least one file, folder, archive or URL")
     include = include or DEFAULT_INCLUDE
-    found = _read_all(planned, settings, include, exclude, progress, http, resolve)
     store = store or open_store(settings)
+    version = embedder.version if embedder else VERSION
+    held = _held_files(indexed_documents(store, collection), version)
+    found = _read_all(planned, settings, include, exclude, progress, http, resolve, held)
     with _INDEXING:  # the diff below is stale the moment another ingest writes
         indexed = indexed_documents(store, collection)
-        version = embedder.version if embedder else VERSION
         changed = [d for d in found.documents.values()
                    if not _unchanged(indexed.get(d.doc_id), document_hash(d, version))]
         roots = {str(p) for p in planned if isinstance(p, Path)}
         drop = [doc_id for doc_id, held in indexed.items() if prune and held.root in roots
-                and doc_id not in found.documents and _gone(held, found, include, exclude)]
+                and doc_id not in found.documents and doc_id not in found.kept and _gone(held, found, include, exclude)]
         stats = IndexStats(documents=0, chunks=0, embedded=0, skipped=0, deleted=0)
         if changed or drop:  # subtle: nothing to do must not even load the embedding models
             stats = index_documents(store, collection, changed, progress=progress, drop=drop,
                                     embedder=embedder or load_embedder(settings))
     changed_ids = {d.doc_id for d in changed}
-    unchanged = sum(indexed[d].chunks for d in found.documents if d not in changed_ids)
-    return IngestReport(collection=collection, documents=len(found.documents), chunks=stats.chunks + unchanged,
+    unchanged = sum(indexed[d].chunks for d in [*found.documents, *found.kept] if d not in changed_ids and d in indexed)
+    return IngestReport(collection=collection, documents=len(found.documents) + len(found.kept),
+                        chunks=stats.chunks + unchanged,
                         embedded=stats.embedded, skipped=stats.skipped + unchanged, deleted=stats.deleted,
                         errors=found.errors, seconds=round(time.perf_counter() - started, 3))
 
@@ -120,12 +125,41 @@ def _check(source: Source, settings: Settings, resolve: Resolve | None) -> Docum
     return check_path(Path(source))
 
 
+class _HeldFiles(NamedTuple):
+    """The files whose documents the index holds whole, each from one version of its file."""
+
+    version: str  # the embedder's: a new model reads every file again
+    files: dict[str, tuple[str, list[str]]]  # origin -> (its file hash, its doc_ids)
+
+    def digest(self, file: SourceFile) -> str:
+        """What a file's documents depend on: its bytes, where it is, and the embedding version."""
+        return hashlib.sha256(f"{self.version}\n{file.origin}\n{file.url}\n".encode() + file.data).hexdigest()
+
+    def unchanged(self, file: SourceFile, digest: str) -> list[str]:
+        """The doc_ids the index holds of `file` when it is unchanged; [] when it must be read."""
+        held_digest, doc_ids = self.files.get(file.origin, ("", []))
+        return doc_ids if held_digest == digest else []
+
+
+def _held_files(indexed: dict[str, IndexedDocument], version: str) -> _HeldFiles:
+    by_origin: dict[str, list[tuple[str, IndexedDocument]]] = {}
+    for doc_id, document in indexed.items():
+        by_origin.setdefault(document.origin, []).append((doc_id, document))
+    files = {}
+    for origin, documents in by_origin.items():
+        hashes = set().union(*(d.file_hashes for _, d in documents))
+        if len(hashes) == 1 and "" not in hashes and all(d.chunks == d.doc_chunks for _, d in documents):
+            files[origin] = hashes.pop(), [doc_id for doc_id, _ in documents]
+    return _HeldFiles(version, files)
+
+
 def _read_all(planned: list[Document | Path | str], settings: Settings, include: Sequence[str],
-              exclude: Sequence[str], progress: bool, http: httpx.Client | None, resolve: Resolve | None) -> _Read:
+              exclude: Sequence[str], progress: bool, http: httpx.Client | None, resolve: Resolve | None,
+              held: _HeldFiles) -> _Read:
     found = _Read()
     with tqdm(desc="reading", unit="file", disable=not progress) as bar:
         for item in planned:
-            for documents in _documents(item, settings, include, exclude, http, resolve, found):
+            for documents in _documents(item, settings, include, exclude, http, resolve, found, held):
                 for document in documents:
                     found.documents.setdefault(document.doc_id, document)
                 bar.update()
@@ -133,8 +167,10 @@ def _read_all(planned: list[Document | Path | str], settings: Settings, include:
 
 
 def _documents(item: Document | Path | str, settings: Settings, include: Sequence[str], exclude: Sequence[str],
-               http: httpx.Client | None, resolve: Resolve | None, found: _Read) -> Iterator[list[Document]]:
-    """Each file's documents in turn; a file that cannot be read is reported in `found` instead."""
+               http: httpx.Client | None, resolve: Resolve | None, found: _Read,
+               held: _HeldFiles) -> Iterator[list[Document]]:
+    """Each file's documents in turn; a file that cannot be read is reported in `found` instead, and one
+    the index holds unchanged is only noted there."""
     if isinstance(item, Document):
         yield [item]
     elif isinstance(item, str):
@@ -144,7 +180,12 @@ def _documents(item: Document | Path | str, settings: Settings, include: Sequenc
         for file in source_files(item, include, exclude, settings.ingest_max_bytes, caps):
             try:
                 _check_name(file.origin)
-                documents = read(file, settings.ingest_max_bytes)
+                digest = held.digest(file)
+                if kept := held.unchanged(file, digest):
+                    found.kept.update(kept)
+                    found.read.add(file.origin)
+                    continue
+                documents = [d.model_copy(update={"file_hash": digest}) for d in read(file, settings.ingest_max_bytes)]
             except Exception as error:  # noqa: BLE001 - one bad file is reported with its reason; the rest goes on
                 found.errors.append(str(error) if isinstance(error, IngestError) else
                                     f"{_shown(file.origin)}: cannot be read ({type(error).__name__})")

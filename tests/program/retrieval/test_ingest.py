@@ -79,6 +79,21 @@ def test_an_unchanged_tree_embeds_nothing_and_a_changed_file_alone_is_re_embedde
     assert "wall" in hit.text and hit.origin == str(tree / "guide.md")
 
 
+def test_an_unchanged_file_is_not_parsed_again_and_a_changed_one_is(tree, tmp_path, embedder, monkeypatch):
+    import program.retrieval.ingest as ingest_module
+
+    client = memory_store()
+    first = run([tree], tmp_path, client, embedder)
+    parsed = []
+    real_read = ingest_module.read
+    monkeypatch.setattr(ingest_module, "read", lambda file, *args: parsed.append(file.path) or real_read(file, *args))
+    again = run([tree], tmp_path, client, embedder, prune=True)
+    assert parsed == [] and (again.documents, again.chunks, again.deleted) == (first.documents, first.chunks, 0)
+    (tree / "notes/torque.txt").write_text("The Quorvex valve needs a monthly torque check.\n")
+    changed = run([tree], tmp_path, client, embedder, prune=True)
+    assert parsed == ["notes/torque.txt"] and changed.embedded == 1 and changed.deleted == 1
+
+
 def test_offsets_and_heading_paths_come_back_on_passages(tree, tmp_path, embedder):
     client = memory_store()
     run([tree], tmp_path, client, embedder)

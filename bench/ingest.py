@@ -1,0 +1,203 @@
+"""Ingest speed and memory, against raw fastembed on the same chunks in the same run.
+
+    python bench/ingest.py [--limit N] [--html DIR] [--html-pages 300]
+
+1. The HotpotQA corpus's chunks (`--limit`: the first N documents), each phase in a child process
+   of its own, so each peak RSS is its own:
+   - raw fastembed: the dense and BM25 models' `embed` over the chunks' texts, with fastembed's
+     defaults, then the way ingest calls it (texts sorted by length in windows, the same batch size);
+   - ingest: `index_documents` into a fresh embedded store.
+   It prints both throughputs and their ratio (bar: >= 0.70), the ingest's throughput over its first
+   and last tenth (bar: within 20%), and each peak RSS (bar for the ingest: < 1.5 GB).
+2. With `--html DIR`: the first `--html-pages` HTML pages of DIR (copied to a temporary folder) are
+   ingested once, with the time spent reading and parsing, chunking, embedding and writing, then
+   ingested again unchanged through the CLI (bar: < 5 s wall).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import json
+import multiprocessing
+import resource
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from collections import defaultdict
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def main() -> None:
+    args = _args()
+    defaults = _in_child(_raw_fastembed, args.limit, False)
+    raw = _in_child(_raw_fastembed, args.limit, True)
+    indexed = _in_child(_ingest_corpus, args.limit)
+    print(f"HotpotQA corpus: {indexed['chunks']} chunks")
+    print(f"  raw fastembed, its defaults:              {defaults['rate']:.1f} chunks/s, "
+          f"peak RSS {defaults['rss_mb']:.0f} MB")
+    print(f"  raw fastembed, sorted as ingest embeds:   {raw['rate']:.1f} chunks/s, peak RSS {raw['rss_mb']:.0f} MB")
+    print(f"  ingest (read, chunk, hash, embed, write): {indexed['rate']:.1f} chunks/s, "
+          f"peak RSS {indexed['rss_mb']:.0f} MB")
+    print(f"  ingest / raw fastembed sorted: {indexed['rate'] / raw['rate']:.2f} (bar >= 0.70); "
+          f"/ its defaults: {indexed['rate'] / defaults['rate']:.2f}")
+    first, last = indexed["first_tenth"], indexed["last_tenth"]
+    print(f"  first tenth {first:.1f} chunks/s, last tenth {last:.1f} chunks/s: "
+          f"last / first {last / first:.2f} (bar 0.80-1.20)")
+    print(f"  peak RSS bar < 1536 MB: {'met' if indexed['rss_mb'] < 1536 else 'missed'}")
+    if args.html:
+        _html(args.html, args.html_pages)
+
+
+def _args() -> argparse.Namespace:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--limit", type=int, default=None, help="the first N HotpotQA documents (default: all)")
+    parser.add_argument("--html", type=Path, help="a folder of HTML pages (a documentation site)")
+    parser.add_argument("--html-pages", type=int, default=300)
+    return parser.parse_args()
+
+
+def _in_child(function, *args) -> dict:
+    """`function(*args)` in a fresh process: its result and its own peak RSS."""
+    context = multiprocessing.get_context("spawn")
+    with context.Pool(1) as pool:
+        return pool.apply(function, args)
+
+
+def _corpus_texts(limit: int | None):
+    from program.retrieval.chunking import chunk_document
+    from program.retrieval.corpora import local_documents
+    from program.retrieval.indexing import embedded_text
+    from program.settings import Settings
+
+    documents = local_documents(Settings())[:limit]
+    return documents, [embedded_text(chunk) for document in documents for chunk in chunk_document(document)]
+
+
+def _raw_fastembed(limit: int | None, as_ingest: bool) -> dict:
+    from program.retrieval.embeddings import EMBED_BATCH, load_embedder
+    from program.retrieval.indexing import WINDOW
+    from program.settings import Settings
+
+    _, texts = _corpus_texts(limit)
+    if as_ingest:
+        texts = [text for start in range(0, len(texts), WINDOW) for text in sorted(texts[start:start + WINDOW], key=len)]
+    embedder = load_embedder(Settings())
+    options = {"batch_size": EMBED_BATCH} if as_ingest else {}
+    started = time.perf_counter()
+    list(embedder.dense.embed(texts, **options))
+    list(embedder.sparse.embed(texts))
+    return {"rate": len(texts) / (time.perf_counter() - started), "rss_mb": _rss_mb()}
+
+
+def _ingest_corpus(limit: int | None) -> dict:
+    from program.retrieval.edge_store import EdgeStore
+    from program.retrieval.embeddings import load_embedder
+    from program.retrieval.indexing import index_documents
+    from program.settings import Settings
+
+    documents, texts = _corpus_texts(limit)
+    embedder = load_embedder(Settings())
+    with tempfile.TemporaryDirectory() as folder:
+        store = _TimedStore(EdgeStore(Path(folder) / "store"))
+        started = time.perf_counter()
+        stats = index_documents(store, "bench", documents, embedder=embedder, progress=False)
+        seconds = time.perf_counter() - started
+        store.inner.close()
+    marks = [(t - started, n) for t, n in store.marks]
+    return {"chunks": stats.chunks, "rate": stats.embedded / seconds, "rss_mb": _rss_mb(),
+            "first_tenth": _tenth_rate(marks, 0), "last_tenth": _tenth_rate(marks, 9)}
+
+
+def _tenth_rate(marks: list[tuple[float, int]], tenth: int) -> float:
+    """Chunks a second over one tenth of the chunks written, by their upsert times."""
+    total = marks[-1][1]
+    low, high = total * tenth // 10, total * (tenth + 1) // 10
+    before = [(t, n) for t, n in marks if n <= low] or [(0.0, 0)]
+    (t0, n0), (t1, n1) = before[-1], next((t, n) for t, n in marks if n >= high)
+    return (n1 - n0) / (t1 - t0)
+
+
+class _TimedStore:
+    """A store that notes when each upsert ends and how many points are written by then."""
+
+    def __init__(self, inner):
+        self.inner, self.marks, self.written = inner, [], 0
+
+    def upsert(self, collection, points):
+        self.inner.upsert(collection, points)
+        self.written += len(points)
+        self.marks.append((time.perf_counter(), self.written))
+
+    def __getattr__(self, name):
+        return getattr(self.inner, name)
+
+
+def _html(source: Path, pages: int) -> None:
+    files = sorted(p for p in source.rglob("*.html") if p.is_file())[:pages]
+    with tempfile.TemporaryDirectory() as folder:
+        site, data = Path(folder) / "site", Path(folder) / "data"
+        for file in files:
+            target = site / file.relative_to(source)
+            target.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copyfile(file, target)
+        megabytes = sum(f.stat().st_size for f in site.rglob("*.html")) / 2**20
+        print(f"HTML folder: {len(files)} pages of {source}, {megabytes:.1f} MB")
+        profile = _in_child(_profiled_ingest, str(site), str(data))
+        print(f"  first ingest: {profile['chunks']} chunks in {profile['seconds']:.1f} s "
+              f"({profile['chunks'] / profile['seconds']:.1f} chunks/s), peak RSS {profile['rss_mb']:.0f} MB")
+        for phase, seconds in profile["phases"].items():
+            print(f"    {phase:<22} {seconds:7.1f} s  {100 * seconds / profile['seconds']:5.1f}%")
+        started = time.perf_counter()
+        done = subprocess.run([sys.executable, "-m", "program", "ingest", str(site), "--collection", "bench"],
+                              cwd=ROOT, env=_env(data), capture_output=True, text=True, check=True)
+        wall = time.perf_counter() - started
+        print(f"  unchanged re-ingest through the CLI: {wall:.1f} s wall (bar < 5 s): {done.stdout.strip()}")
+
+
+def _profiled_ingest(site: str, data: str) -> dict:
+    import program.retrieval.indexing as indexing
+    import program.retrieval.ingest as ingest_module
+    from program.settings import Settings
+
+    phases: dict[str, float] = defaultdict(float)
+    ingest_module.read = _timed(ingest_module.read, phases, "reading and parsing")
+    indexing.chunk_document = _timed(indexing.chunk_document, phases, "chunking")
+    indexing._points = _timed(indexing._points, phases, "embedding")
+    settings = Settings(_env_file=None, data_dir=Path(data), collection="bench")
+    store = ingest_module.open_store(settings)
+    store.upsert = _timed(store.upsert, phases, "writing")
+    store.finish_bulk = _timed(store.finish_bulk, phases, "writing (optimize)")
+    started = time.perf_counter()
+    report = ingest_module.ingest([Path(site)], settings, collection="bench", store=store)
+    seconds = time.perf_counter() - started
+    store.close()
+    phases["everything else"] = seconds - sum(phases.values())
+    return {"chunks": report.chunks, "seconds": seconds, "phases": dict(phases), "rss_mb": _rss_mb()}
+
+
+def _timed(function, phases: dict[str, float], phase: str):
+    def timed(*args, **kwargs):
+        started = time.perf_counter()
+        try:
+            return function(*args, **kwargs)
+        finally:
+            phases[phase] += time.perf_counter() - started
+    return timed
+
+
+def _env(data: Path) -> dict[str, str]:
+    return {**os.environ, "GATEDRAG_DATA_DIR": str(data)}
+
+
+def _rss_mb() -> float:
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+
+
+if __name__ == "__main__":
+    sys.path.insert(0, str(ROOT))
+    main()
