@@ -15,7 +15,8 @@ class Passage(BaseModel):
     url: str = ""
     score: float = 0.0
     source: Literal["index", "web"] = "index"
-    similarity: float | None = None  # dense cosine similarity to the query, when the search knows it
+    # the relevance the gate reads: the dense cosine to the query, or a reranker's calibrated score
+    similarity: float | None = None
     chunk_index: int = 0
     doc_chunks: int = 1  # chunks in the passage's document: more than one means it has neighbours
     # where an ingested passage came from (empty for older indexes and the web): its file path,

@@ -57,6 +57,10 @@ class Settings(BaseSettings):
     collection: str = "hotpotqa"
     web_collection: str | None = Field(None, description="the offline web corpus of `collection` (default: "
                                        "<collection>_web); a collection never searches another's corpus unless named here")
+    reranker: Literal["none", "embedding", "cross-encoder"] = Field(
+        "none", description="re-scores the candidate pool before the gate reads it (program/retrieval/rerankers.py); "
+        "the gate's thresholds are in its units, so fit them per reranker")
+    reranker_model: str = Field("Xenova/ms-marco-MiniLM-L-6-v2", description="the cross-encoder, from the model cache")
 
     # Web search
     tavily_api_key: SecretStr | None = Field(None, validation_alias=_env("TAVILY_API_KEY"))

@@ -4,7 +4,8 @@ A `HybridSearch` is the `search(query, k) -> list[Passage]` callable the program
 cheap to copy: DSPy optimizers deep-copy programs, and the embedded store (which holds a file
 lock) and the ONNX sessions must be shared, not copied, so a deep copy returns the same object.
 `excluding(titles)` gives a search that hides some documents (the eval's hidden-gold check);
-`embed(texts)` lends its dense model to the answer's factuality check.
+`embed(texts)` lends its dense model to the answer's factuality check. A reranker
+(`program.retrieval.rerankers`, `GATEDRAG_RERANKER`) re-scores the candidate pool before the cut.
 This module does not index or decide anything; see `program.retrieval.indexing` and `program.loop`.
 """
 
@@ -21,6 +22,7 @@ from program.passage import Passage
 from program.retrieval.embeddings import Embedder, load_embedder
 from program.retrieval.indexing import point_id
 from program.retrieval.open_store import open_store
+from program.retrieval.rerankers import Reranker, build_reranker
 from program.retrieval.store import Hit, Store
 from program.settings import Settings
 
@@ -36,16 +38,20 @@ class HybridSearch:
     """
 
     def __init__(self, store: Store | Callable[[], Store], collection: str, source: Literal["index", "web"] = "index",
-                 *, embedder: Embedder | Callable[[], Embedder], candidates: int = 30):
+                 *, embedder: Embedder | Callable[[], Embedder], candidates: int = 30,
+                 reranker: Reranker | None = None):
         self._store, self._embedder = store, embedder
-        self.collection, self.source, self.candidates = collection, source, candidates
+        self.collection, self.source, self.candidates, self.reranker = collection, source, candidates, reranker
         self._hidden: tuple[str, ...] = ()
 
     @classmethod
-    def from_settings(cls, settings: Settings, source: Literal["index", "web"] = "index") -> HybridSearch:
-        collection = settings.collection if source == "index" else settings.resolved_web_collection
+    def from_settings(cls, settings: Settings, source: Literal["index", "web"] = "index",
+                      collection: str | None = None) -> HybridSearch:
+        """The search the settings describe; `collection` overrides the source's configured one."""
+        collection = collection or (settings.collection if source == "index" else settings.resolved_web_collection)
         return cls(functools.partial(open_store, settings), collection, source,
-                   embedder=functools.partial(load_embedder, settings))
+                   embedder=functools.partial(load_embedder, settings),
+                   reranker=build_reranker(settings.reranker, settings.reranker_model, settings.model_cache))
 
     def __deepcopy__(self, memo) -> HybridSearch:
         return self
@@ -74,16 +80,17 @@ class HybridSearch:
         if not query.strip():
             return []
         vectors = self._model().query(query)
+        limit = max(k + TIE_MARGIN, self.reranker.pool if self.reranker else 0)
         # subtle: RRF scores tie often (1/(k+rank) sums), and the engine orders ties arbitrarily, so
         # the same query could keep different passages run to run; fetch past the cut, then break
         # ties by dense similarity and id, so one index gives one answer
-        hits = self._open().hybrid(self.collection, vectors.dense, vectors.sparse, limit=k + TIE_MARGIN,
+        hits = self._open().hybrid(self.collection, vectors.dense, vectors.sparse, limit=limit,
                                    # each side must offer at least k candidates
-                                   candidates=max(self.candidates, k + TIE_MARGIN), exclude_titles=self._hidden)
+                                   candidates=max(self.candidates, limit), exclude_titles=self._hidden)
         # the fused score is rank-based; the dense vectors give each hit its cosine too
         passages = [self._passage(hit, vectors.dense) for hit in hits]
         passages.sort(key=lambda p: (-p.score, -(p.similarity or 0.0), p.chunk_id))
-        return passages[:k]
+        return (self.reranker.rerank(query, passages) if self.reranker else passages)[:k]
 
     def embed(self, texts: list[str]) -> list[list[float]]:
         """The texts' dense vectors, from the model the collection was indexed with (the factuality check's)."""

@@ -9,14 +9,12 @@ This module does not answer questions; see `program.serving.service`.
 
 from __future__ import annotations
 
-import functools
 
 from fastapi import APIRouter, HTTPException, Query
 
 from program.errors import IngestError
 from program.passage import Passage
 from program.retrieval.corpus_status import CorpusStatus, corpus_status
-from program.retrieval.embeddings import load_embedder
 from program.retrieval.ingest import IngestReport, check_collection, ingest
 from program.retrieval.retriever import HybridSearch
 from program.retrieval.open_store import open_store
@@ -47,9 +45,7 @@ def corpus_router(settings: Settings) -> APIRouter:
     def search(q: str = Query(min_length=1, max_length=MAX_QUESTION_CHARS), k: int = Query(5, ge=1, le=MAX_K),
                collection: str | None = None) -> list[Passage]:
         name = _existing(collection, settings)
-        hybrid = HybridSearch(functools.partial(open_store, settings), name,
-                              embedder=functools.partial(load_embedder, settings))
-        return hybrid(q, k)
+        return HybridSearch.from_settings(settings, collection=name)(q, k)
 
     @router.get("/corpus", summary="a collection's documents, chunks and last change", response_model=CorpusStatus)
     def corpus(collection: str | None = None) -> CorpusStatus:
