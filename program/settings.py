@@ -89,6 +89,9 @@ class Settings(BaseSettings):
     ingest_archive_max_bytes: int = Field(512 * 2**20, ge=1024, description="most bytes `ingest` reads from one "
                                           "archive's files, as declared and as read (the AWS guides': 20 MB)")
     ingest_timeout_s: float = Field(20.0, gt=0, description="per HTTP request when `ingest` fetches a URL")
+    fetch_allow_hosts: list[str] = Field([], description="host names, or host:port, that `ingest` and breadth "
+                                         "expansion may fetch although they are local or private, and without the "
+                                         "online web backend: for internal documentation hosts only")
     serve_ingest: bool = Field(False, description="allow POST /ingest on the HTTP service")
     ingest_roots: list[Path] = Field([], description="folders whose files the HTTP service and the MCP server may "
                                      "ingest; empty: no files, only URLs (the CLI is not confined)")

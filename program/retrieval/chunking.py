@@ -19,6 +19,7 @@ from typing import Literal
 
 from pydantic import BaseModel
 
+from program.retrieval.links import Link
 from program.retrieval.sections import Section, Span
 from program.retrieval.sections.blocks import blocks
 from program.retrieval.sections.code_source import code_sections
@@ -43,6 +44,7 @@ class Document(BaseModel):
     origin: str = ""  # where the text came from: a file path, an archive member or a URL
     root: str = ""  # the ingest root it was found under (a folder, archive, file or URL), for pruning
     file_hash: str = ""  # of the file's bytes: ingest does not even parse a file the index holds unchanged
+    links: list[Link] = []  # a web page's links, for breadth expansion; kept with its first chunk
 
 
 class Chunk(BaseModel):

@@ -5,7 +5,9 @@ Only an http(s) URL whose host resolves to public addresses is accepted, at ever
 address that embeds one (see `program.retrieval.addresses`). Each hop connects to an address that was
 checked, never to the name resolved again, while the Host header and TLS (SNI and the certificate
 check) still use the name. A page is fetched only when the online web backend is configured, and only
-HTML, markdown or plain text, up to `ingest_max_bytes`.
+HTML, markdown or plain text, up to `ingest_max_bytes`. The one exception is a host the user names in
+`GATEDRAG_FETCH_ALLOW_HOSTS` (an internal documentation host): it may be local or private, and is
+fetched without the web backend, at every hop.
 This module does not parse or index the page; see `program.retrieval.readers` and `program.retrieval.ingest`.
 """
 
@@ -13,6 +15,7 @@ from __future__ import annotations
 
 import codecs
 import socket
+from collections.abc import Sequence
 from contextlib import closing
 from typing import NamedTuple
 from urllib.parse import urljoin, urlsplit
@@ -41,19 +44,32 @@ def fetch_page(url: str, settings: Settings, *, http: httpx.Client | None = None
     `http` replaces the client (tests pass one over a mock or local transport); every request still
     goes to a checked address, as built by `_pinned`.
     """
-    check_url(url, resolve)  # a bad URL is refused whatever the backend, before anything else
-    if settings.resolved_web_backend != "tavily":
+    allowed = settings.fetch_allow_hosts
+    check_url(url, resolve, allowed)  # a bad URL is refused whatever the backend, before anything else
+    if settings.resolved_web_backend != "tavily" and not is_allowed(url, allowed):
         raise IngestError("fetching a URL needs the online web backend (set TAVILY_API_KEY or GATEDRAG_WEB_BACKEND="
                           "tavily); offline, ingest a local file instead")
     # subtle: connections are pooled by address, so a kept-alive one could carry a later hop for another
     # name over TLS that was checked for the first; every request gets its own connection
     no_reuse = httpx.Limits(max_keepalive_connections=0)
     with http or httpx.Client(timeout=settings.ingest_timeout_s, follow_redirects=False, limits=no_reuse) as session:
-        return Page(*_fetch(session, url, settings.ingest_max_bytes, resolve))
+        return Page(*_fetch(session, url, settings.ingest_max_bytes, resolve, allowed))
 
 
-def check_url(url: str, resolve: Resolve | None = None) -> list[str]:
-    """The addresses of `url`'s host, each public; refuses anything but http(s) to such a host."""
+def is_allowed(url: str, allowed: Sequence[str]) -> bool:
+    """Whether `url`'s host, or its host:port, is one the user allowed despite the public-address check."""
+    parts = urlsplit(url)
+    host = (parts.hostname or "").rstrip(".").lower()
+    try:
+        port = parts.port or (443 if parts.scheme == "https" else 80)
+    except ValueError:
+        return False
+    names = {name.strip().lower() for name in allowed}
+    return bool(host) and (host in names or f"{host}:{port}" in names)
+
+
+def check_url(url: str, resolve: Resolve | None = None, allowed: Sequence[str] = ()) -> list[str]:
+    """The addresses of `url`'s host, each public unless the host is `allowed`; refuses anything but http(s)."""
     parts = urlsplit(url)
     if parts.scheme not in ("http", "https"):
         raise IngestError(f"only http and https URLs can be ingested, not {parts.scheme or 'a bare path'}: "
@@ -61,26 +77,33 @@ def check_url(url: str, resolve: Resolve | None = None) -> list[str]:
     host = (parts.hostname or "").rstrip(".").lower()
     if not host:
         raise IngestError(f"the URL has no host: {shown_url(url)}")
+    if is_allowed(url, allowed):
+        return _addresses(host, resolve)
     if host == "localhost" or host.endswith(".localhost"):
         raise IngestError(f"{host} is a local address; only public hosts can be ingested")
-    try:
-        addresses = host_addresses(host, resolve or _resolve)
-    except UnresolvedHost as error:
-        raise IngestError(f"cannot resolve {host}: {error}") from None
+    addresses = _addresses(host, resolve)
     for address in addresses:
         if not is_public(address):
             raise IngestError(f"{host} resolves to {address}, a local, private or reserved address; refused")
     return addresses
 
 
+def _addresses(host: str, resolve: Resolve | None) -> list[str]:
+    try:
+        return host_addresses(host, resolve or _resolve)
+    except UnresolvedHost as error:
+        raise IngestError(f"cannot resolve {host}: {error}") from None
+
+
 def _resolve(host: str) -> list[str]:
     return sorted({info[4][0] for info in socket.getaddrinfo(host, None, proto=socket.IPPROTO_TCP)})
 
 
-def _fetch(session: httpx.Client, url: str, max_bytes: int, resolve: Resolve | None) -> tuple[str, str, str]:
+def _fetch(session: httpx.Client, url: str, max_bytes: int, resolve: Resolve | None,
+           allowed: Sequence[str]) -> tuple[str, str, str]:
     """(final url, content type, text), following redirects by hand so each hop is checked and pinned."""
     for _ in range(MAX_REDIRECTS + 1):
-        addresses = check_url(url, resolve)
+        addresses = check_url(url, resolve, allowed)
         try:
             with closing(_open(session, url, addresses)) as response:
                 if response.is_redirect:

@@ -63,8 +63,10 @@ def text_hash(chunk: Chunk, version: str, document: str = "") -> str:
 
 
 def document_hash(document: Document, version: str) -> str:
-    # the file hash is where the document came from, not what it says: an index built before it existed stays valid
-    return hashlib.sha256(f"{version}\n{document.model_dump_json(exclude={'file_hash'})}".encode()).hexdigest()
+    # the file hash is where the document came from, not what it says; a page with no links hashes as before
+    # links were read: an index built before either existed stays valid
+    unread = {"file_hash"} | (set() if document.links else {"links"})
+    return hashlib.sha256(f"{version}\n{document.model_dump_json(exclude=unread)}".encode()).hexdigest()
 
 
 def index_documents(store: Store, collection: str, documents: Iterable[Document], *, embedder: Embedder,
@@ -107,9 +109,11 @@ def _windows(documents: Iterable[Document], version: str, run: _Run) -> Iterator
             run.seen.add(pid)
             # subtle: a located chunk (one with an origin) hashes its whole document too, so its offsets are
             # rewritten when text before it moves; corpus chunks keep the hashes their indexes were built with
-            hashes = {"text_hash": text_hash(chunk, version, doc_hash if chunk.origin else ""), "doc_hash": doc_hash,
-                      "file_hash": document.file_hash}
-            window.append((pid, chunk, hashes))
+            extra = {"text_hash": text_hash(chunk, version, doc_hash if chunk.origin else ""), "doc_hash": doc_hash,
+                     "file_hash": document.file_hash}
+            if chunk.chunk_index == 0 and document.links:  # breadth expansion reads a page's links from here
+                extra["links"] = [link.model_dump() for link in document.links]
+            window.append((pid, chunk, extra))
         if len(window) >= WINDOW:
             yield window
             window = []

@@ -31,7 +31,7 @@ from tqdm import tqdm
 from program.errors import IngestError
 from program.retrieval.chunking import Document
 from program.retrieval.embeddings import VERSION, Embedder, load_embedder
-from program.retrieval.fetch import Resolve, check_url, fetch_page
+from program.retrieval.fetch import Resolve, check_url, fetch_page, is_allowed
 from program.retrieval.indexing import IndexedDocument, IndexStats, document_hash, index_documents, indexed_documents
 from program.retrieval.readers import DEFAULT_INCLUDE, read
 from program.retrieval.sources import ArchiveCaps, SourceFile, check_path, selected, source_files
@@ -117,8 +117,8 @@ def _check(source: Source, settings: Settings, resolve: Resolve | None) -> Docum
     if isinstance(source, Document):
         return source
     if "://" in str(source):
-        check_url(str(source), resolve)
-        if settings.resolved_web_backend != "tavily":
+        check_url(str(source), resolve, settings.fetch_allow_hosts)
+        if settings.resolved_web_backend != "tavily" and not is_allowed(str(source), settings.fetch_allow_hosts):
             raise IngestError("fetching a URL needs the online web backend (set TAVILY_API_KEY or "
                               "GATEDRAG_WEB_BACKEND=tavily); offline, ingest a local file instead")
         return str(source)

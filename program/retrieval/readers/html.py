@@ -9,6 +9,7 @@ from __future__ import annotations
 from pathlib import PurePosixPath
 
 from program.retrieval.chunking import Document
+from program.retrieval.links import html_links
 from program.retrieval.sections.markdown import heading_text, lead_heading
 from program.retrieval.sources import SourceFile, source_id
 
@@ -24,4 +25,5 @@ def read_html(file: SourceFile, html: str) -> list[Document]:
     metadata = trafilatura.extract_metadata(html, default_url=where)
     title = lead_heading(text) or (heading_text(metadata.title) if metadata and metadata.title else None)
     return [Document(doc_id=source_id(file.root, file.path), title=title or PurePosixPath(file.path).stem or where,
-                     text=text, url=file.url, kind="markdown", origin=file.origin, root=file.root)]
+                     text=text, url=file.url, kind="markdown", origin=file.origin, root=file.root,
+                     links=html_links(html, file.url))]

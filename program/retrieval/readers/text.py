@@ -13,6 +13,7 @@ from pathlib import PurePosixPath
 
 from program.errors import IngestError
 from program.retrieval.chunking import Document, Kind
+from program.retrieval.links import markdown_links
 from program.retrieval.sections.markdown import lead_heading
 from program.retrieval.sections.python_source import module_summary
 from program.retrieval.sections.rst import rst_sections
@@ -22,7 +23,8 @@ _MINIFIED_LINE = 2000
 
 
 def read_markdown(file: SourceFile, text: str) -> list[Document]:
-    return _one(file, text, "markdown", lead_heading(text))
+    return [d.model_copy(update={"links": markdown_links(text, file.url)})
+            for d in _one(file, text, "markdown", lead_heading(text))]
 
 
 def read_rst(file: SourceFile, text: str) -> list[Document]:
