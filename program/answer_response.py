@@ -23,12 +23,14 @@ from pydantic import BaseModel, Field
 
 from program.agent_metadata import Fallback, Quality, Suggestion, describe, fallback_answer
 from program.passage import Passage
-from program.result import Acceptance, Citation, CodeCheck, Result, Source, Timing, Trace
+from program.result import Acceptance, Citation, CodeCheck, ExpansionStep, Result, Source, Timing, Trace
 
 if TYPE_CHECKING:
     import dspy
 
-SCHEMA_VERSION = "1.2"  # 1.1: acceptance (the answer's score and its repair), trace.uncalibrated_confidence; 1.2: standalone_question
+# 1.1: acceptance (the answer's score and its repair), trace.uncalibrated_confidence; 1.2: standalone_question;
+# 1.3: expansion_steps (breadth expansion from a seed URL)
+SCHEMA_VERSION = "1.3"
 SCHEMA_FILE = Path(__file__).with_name("answer_response.schema.json")
 JSON_SCHEMA_DIALECT = "https://json-schema.org/draft/2020-12/schema"
 
@@ -67,6 +69,8 @@ class AnswerResponse(BaseModel):
     processing_time_ms: int = Field(ge=0, description="the request's wall time: over HTTP and MCP any wait for the LM "
                                     "included, elsewhere the loop's own total")
     evidence: list[Passage] = Field([], description="the passages shown to the LM for the final answer")
+    expansion_steps: list[ExpansionStep] = Field([], description="from a seed URL: the seed, then each round's "
+                                                 "scored links, fetched, skipped or failed")
     trace: Trace | None = Field(None, description="the decision trace, one step per decision; only when asked for")
 
     @classmethod

@@ -18,6 +18,7 @@ from program.loading import apply_state, read_state
 from program.loop import GatedRAG
 from program.thresholds import Thresholds
 from program.retrieval.open_store import open_store
+from program.retrieval.breadth import BreadthExpander
 from program.retrieval.retriever import HybridSearch
 from program.retrieval.store import Store
 from program.retrieval.web_search import WebSearch, build_web_search
@@ -26,17 +27,19 @@ from program.settings import Settings
 
 
 def build_program(settings: Settings, program_path: str | Path | None = None, overrides: dict | None = None,
-                  program_class: type[GatedRAG] = GatedRAG) -> GatedRAG:
+                  program_class: type[GatedRAG] = GatedRAG, seeded: bool = False) -> GatedRAG:
     """The loop over the settings' index and web backend; a compiled program's prompts, demos
     and thresholds are loaded from `program_path` (a file, a run folder or an MLflow URI), then
     `overrides` (CLI flags) win. A bad program raises `program.loading.ProgramLoadError`; a store
     that is missing, locked, corrupt or unreachable a `program.retrieval.store.StoreError`: each names
-    the file, folder or URL."""
+    the file, folder or URL. `seeded`: the question comes with a seed URL, whose ingest may create the collection."""
     state = read_state(program_path) if program_path else None
     store = open_store(settings)
-    store.require(settings.collection)
-    rag = program_class(HybridSearch.from_settings(settings, "index"), web=_web(settings, store),
-                        sessions=open_sessions(settings))
+    if not seeded:
+        store.require(settings.collection)
+    search = HybridSearch.from_settings(settings, "index")
+    rag = program_class(search, web=_web(settings, store), sessions=open_sessions(settings),
+                        breadth=BreadthExpander(settings, search))
     if state is not None:
         apply_state(rag, state, str(program_path))
     rag.thresholds = _with_overrides(rag.thresholds, overrides or {})

@@ -2,7 +2,8 @@
 
 Signals first: a question whose sub-queries and entities are covered, with a clear score
 cliff, is answered with no judge call; a clear gap goes straight to the right expansion
-(neighbouring chunks, the web, or a doc re-query); the LM judge is asked only in the
+(neighbouring chunks, the web, or a doc re-query); from a seed URL, the links of the seed's pages
+are followed first when one good source is not enough; the LM judge is asked only in the
 ambiguous band, and its verdict can send the loop on. The only refusal made with no LM call is
 for a question retrieval found nothing on topic for; every other "I don't know" is the reader's,
 and a short answer that none of its cited passages uses is no answer. Budgets are counted here too
@@ -22,7 +23,7 @@ from program.signals import Signals
 from program.thresholds import Thresholds
 
 Action = Literal["draft", "refine", "judge", "answer", "abstain", "expand_locality", "query_docs", "search_web",
-                 "score", "repair"]
+                 "expand_breadth", "score", "repair"]
 Ending = Literal["answered", "abstained", "budget_exhausted"]
 
 
@@ -43,6 +44,8 @@ class Budget:
     doc_queries: int
     web_searches: int  # 0 when there is no web backend
     seconds: float | None = None  # None: no time limit
+    breadth_rounds: int = 0  # 0 without a seed URL
+    pages: int = 0  # pages breadth expansion may still fetch
 
 
 @dataclass(frozen=True)
@@ -56,6 +59,7 @@ class Progress:
     verdict: Verdict | None = None  # the judge's verdict over the current evidence, if any
     question: str = ""
     expansions: int = 0  # retrieval rounds after the first
+    breadth_rounds: int = 0  # of those, rounds that followed links from a seed URL
     doc_rounds: int = 0  # of those, rounds on the collection
     last_found_nothing: bool = False  # the last expansion added no new passage
     tried_docs: frozenset[str] = frozenset()  # queries already run on the collection
@@ -70,6 +74,7 @@ class Decision:
     reason: str
     ended: Ending = "answered"
     queries: tuple[str, ...] = ()
+    pages: int = 0  # expand_breadth: how many of the best links to fetch
 
 
 def decide(s: Signals, p: Progress, b: Budget, t: Thresholds) -> Decision:
@@ -83,6 +88,8 @@ def decide(s: Signals, p: Progress, b: Budget, t: Thresholds) -> Decision:
         return Decision("judge", "answer_unsupported", f"{_unsupported_reason(p)}: the judge reads the evidence again")
     if verdict is not None and verdict.sufficient and verdict.confidence >= t.answer_confidence:
         return _finish("judge_sufficient", f"the judge finds the evidence sufficient (confidence {verdict.confidence:.2f})", p, t)
+    if (breadth := _breadth(s, p, b, t)) is not None:
+        return breadth
     if s.best < t.off_topic_similarity and not p.searched_web:
         return _off_topic(s, p, b)
     if (verdict is None and s.covered(t) and not s.compared_pageless and not _hop_pending(s, p)
@@ -103,6 +110,29 @@ def decide(s: Signals, p: Progress, b: Budget, t: Thresholds) -> Decision:
         return _finish("gaps_left", f"the judge's gaps ({_names(verdict.gaps)}) remain and no budget can close them",
                        p, t, ended="budget_exhausted")
     return _finish("best_effort", "nothing left worth a round: answering from the evidence", p, t)
+
+
+def _breadth(s: Signals, p: Progress, b: Budget, t: Thresholds) -> Decision | None:
+    """From a seed URL, the links are followed when one good source is not enough: nothing on topic
+    yet, a gap in the evidence, a clear best passage nothing corroborates ("cliff + low redundancy"),
+    or good scores over thin evidence ("good scores + low token fill"); until a round adds nothing."""
+    if b.breadth_rounds <= 0 or b.pages <= 0 or b.iterations <= 0:
+        return None
+    if p.breadth_rounds and (p.last_found_nothing or s.gain < t.min_gain):
+        return None  # diminishing returns: the links followed so far added nothing worth another round
+    pages = min(t.breadth_pages, b.pages)
+    if s.best < t.off_topic_similarity:
+        rule, why = "off_topic_to_links", f"the best passage is only {s.best:.2f} similar"
+    elif not s.covered(t):
+        rule, why = "gap_to_links", f"the evidence misses {_names(s.missing_entities or s.missing_terms or s.uncovered)}"
+    elif s.cliff >= t.cliff_to_answer and s.redundancy < t.breadth_redundancy:
+        rule, why = "lone_source", f"one clear source (cliff {s.cliff:.2f}) that nothing corroborates"
+    elif s.best >= t.coverage_similarity and s.saturation < t.breadth_fill:
+        rule, why = "thin_evidence", f"good scores (best {s.best:.2f}) over evidence filling {s.saturation:.0%} of its budget"
+    else:
+        return None
+    return Decision("expand_breadth", rule, f"{why}: following the best {pages} link(s) from the seed's pages",
+                    pages=pages)
 
 
 def _unsupported(p: Progress, t: Thresholds) -> bool:
@@ -264,16 +294,19 @@ def web_queries(s: Signals, p: Progress, own: tuple[str, ...] = (), limit: int =
     return tuple(dict.fromkeys(q for q in wanted if q and q not in p.searched_web))[:limit]
 
 
-def budget_left(t: Thresholds, used: Resources, has_web: bool, seconds: float | None) -> Budget:
+def budget_left(t: Thresholds, used: Resources, has_web: bool, seconds: float | None, has_seed: bool = False) -> Budget:
     """What is left of each budget: the one place spending is counted against the thresholds."""
     return Budget(iterations=t.max_iterations - used.iterations, judge_calls=t.max_judge_calls - used.judge_calls,
                   doc_queries=t.max_doc_queries - used.doc_queries,
-                  web_searches=(t.max_web_searches - used.web_searches) if has_web else 0, seconds=seconds)
+                  web_searches=(t.max_web_searches - used.web_searches) if has_web else 0, seconds=seconds,
+                  breadth_rounds=(t.max_breadth_rounds - used.breadth_rounds) if has_seed else 0,
+                  pages=(t.max_breadth_pages - used.pages_fetched) if has_seed else 0)
 
 
 def spend(used: Resources, action: Action) -> Resources:
     """The resources after one more `action`: expansions and judge calls are iterations."""
-    counts = {"judge": "judge_calls", "query_docs": "doc_queries", "search_web": "web_searches"}
+    counts = {"judge": "judge_calls", "query_docs": "doc_queries", "search_web": "web_searches",
+              "expand_breadth": "breadth_rounds"}
     update = {"iterations": used.iterations + 1} if action in (*counts, "expand_locality") else {}
     if action in counts:
         update[counts[action]] = getattr(used, counts[action]) + 1

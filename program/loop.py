@@ -37,11 +37,13 @@ from program.gate import Verdict, budget_left, decide, decide_acceptance, keep_r
 from program.hints import Hints
 from program.passage import Passage
 from program.redaction import redact
+from program.result import ExpansionStep
 from program.run_state import RunState
 from program.sessions.conversation import Conversation, Sessions, Turn
 from program.sessions.memory_store import SessionStore
-from program.signals import adaptive_cut, measure
+from program.signals import adaptive_cut, measure, question_terms
 from program.thresholds import Thresholds
+from program.retrieval.breadth import BreadthExpander
 from program.retrieval.web_search import WebSearch, WebSearchError
 
 Search = Callable[[str, int], list[Passage]]
@@ -49,6 +51,7 @@ NO_ANSWER = "I could not find the answer in the evidence."
 FORMAT = 3  # the saved-program layout; `program.load` refuses a newer one and reads formats 1 and 2
 MAX_STEPS = 16  # a guard: every gate decision spends a budget or makes the draft current
 RETRY_TOKENS = 2  # a malformed output is retried once with this many times the output cap
+SHOWN_SKIPPED = 5  # links a breadth round scored but did not fetch, kept in the traversal for the reader
 
 
 class GatedRAG(dspy.Module):
@@ -58,7 +61,7 @@ class GatedRAG(dspy.Module):
     LATER_PREDICTORS = ("repair_code", "repair_answer", "contextualize")
 
     def __init__(self, search: Search, web: WebSearch | None = None, thresholds: Thresholds | None = None,
-                 sessions: Sessions | None = None):
+                 sessions: Sessions | None = None, breadth: BreadthExpander | None = None):
         super().__init__()
         # subtle: these attribute names are the keys of the saved JSON; renaming one breaks load().
         # Output caps sized to each signature's fields: every runaway token costs ~25 ms on 2 cores.
@@ -74,24 +77,31 @@ class GatedRAG(dspy.Module):
         self.web = web
         self.thresholds = thresholds or Thresholds()
         self.sessions = sessions or SessionStore()  # recall(id) and record(id, turn); see program.sessions
+        self.breadth = breadth  # follows links from a seed URL; see program.retrieval.breadth
         self.calibrator: ConfidenceCalibrator | None = None  # fitted by `python -m optimize calibrate`
 
     def forward(self, question: str, hints: Hints | None = None, time_limit_s: float | None = None,
-                session_id: str | None = None) -> dspy.Prediction:
+                session_id: str | None = None, url: str | None = None) -> dspy.Prediction:
         """`hints`: see `program.hints.Hints`. `time_limit_s` bounds the whole call, an LM call in
         flight included: past it the loop returns its best draft, ended "budget_exhausted".
-        `session_id`: the conversation this question continues; its recent turns resolve a follow-up."""
+        `session_id`: the conversation this question continues; its recent turns resolve a follow-up.
+        `url`: a seed page, ingested first; the gate may then follow its links (`expand_breadth`)."""
         hints = hints or Hints()
         question = question.strip()  # subtle: the signals key each ranking by its query, stripped
         conversation = self.sessions.recall(session_id) if session_id else Conversation()
         run = RunState(question=question, thresholds=hints.apply(self.thresholds), time_limit_s=time_limit_s,
                        constraints=hints.requirements(), criteria=hints.criteria,
-                       web=self.web.label if self.web else "none")
+                       web=self.web.label if self.web else "none", seed_url=(url or "") if self.breadth else "")
+        if url and not self.breadth:
+            run.warn("a seed URL was given, but this program has no breadth expansion: the URL is ignored")
         try:
             if (follow := follow_up(question, conversation, run.thresholds)).rewrite:
                 with run.step("contextualize", follow.reason) as step:
                     step.rule = follow.rule
                     self._contextualize(run, conversation, step)
+            if run.seed_url:
+                with run.step("seed", "the seed page is ingested if it is new") as step:
+                    self._seed(run, step)
             with run.step("decompose", f"mode {run.thresholds.decompose_mode}") as step:
                 self._plan(run, hints, step)
             with run.step("retrieve", f"{run.query_type} question, {len(run.sub_queries)} queries") as step:
@@ -122,6 +132,8 @@ class GatedRAG(dspy.Module):
                         self._retrieve(run, step, list(decision.queries) or self._rewrite(run))
                     elif decision.action == "search_web":
                         self._search_web(run, step, list(decision.queries))
+                    elif decision.action == "expand_breadth":
+                        self._expand_breadth(run, step, decision.pages)
             with run.step("score") as step:  # the step's time includes the scoring's
                 score = self._score(run)  # no LM: the criteria, the judge's verdict and factuality
                 scored = decide_acceptance(score, run.gives_no_answer, run.seconds_left(), run.thresholds)
@@ -231,6 +243,32 @@ class GatedRAG(dspy.Module):
         step.new_passages = run.add_evidence(found)
         run.memory.tried += queries
         run.searched_web |= set(queries)
+
+    def _seed(self, run: RunState, step) -> None:
+        with run.timed("web"):
+            seeded = self.breadth.seed(run.seed_url)
+        run.expansion.append(seeded)
+        run.depths[run.seed_url] = 0
+        step.queries = [run.seed_url]
+        if seeded.status == "failed":
+            run.warn(f"the seed page could not be ingested: {seeded.reason}")
+
+    def _expand_breadth(self, run: RunState, step, pages: int) -> None:
+        """The `pages` best links fetched and indexed, then the plan's queries searched again."""
+        terms = question_terms(run.question, run.key_concepts) + [w for e in run.key_concepts for w in e.split()]
+        with run.timed("web"):
+            ranked = self.breadth.candidates(run.question, terms, run.seed_url, run.depths, run.thresholds)
+            chosen = ranked[:pages]
+            failed = self.breadth.fetch([c.url for c in chosen])
+        rounds = run.resources.breadth_rounds
+        for rank, c in enumerate(ranked[:pages + SHOWN_SKIPPED]):
+            status = "skipped" if rank >= pages else "failed" if failed[c.url] else "fetched"
+            run.expansion.append(ExpansionStep(round=rounds, url=c.url, parent=c.parent, status=status, score=c.score,
+                                               anchor=c.anchor, reason=failed.get(c.url, "")))
+            if status == "fetched":
+                run.depths[c.url] = c.depth
+        run.resources = run.resources.model_copy(update={"pages_fetched": run.resources.pages_fetched + len(chosen)})
+        self._retrieve(run, step, run.sub_queries)
 
     def _draft(self, run: RunState) -> None:
         evidence = self._show(run, cited=set())
@@ -347,7 +385,8 @@ class GatedRAG(dspy.Module):
         return signals
 
     def _budget(self, run: RunState):
-        return budget_left(run.thresholds, run.resources, self.web is not None, run.seconds_left())
+        return budget_left(run.thresholds, run.resources, self.web is not None, run.seconds_left(),
+                           has_seed=bool(run.seed_url))
 
     # --- persistence: a compiled program carries its thresholds and calibrator ------------
 

@@ -12,8 +12,8 @@ from pydantic import BaseModel, Field
 
 from program.passage import Passage
 
-Action = Literal["contextualize", "decompose", "retrieve", "draft", "refine", "judge", "answer", "abstain",
-                 "expand_locality", "query_docs", "search_web", "repair_code", "score", "repair"]
+Action = Literal["contextualize", "seed", "decompose", "retrieve", "draft", "refine", "judge", "answer", "abstain",
+                 "expand_locality", "query_docs", "search_web", "expand_breadth", "repair_code", "score", "repair"]
 Ending = Literal["answered", "abstained", "budget_exhausted", "max_iterations", "error"]
 
 
@@ -63,7 +63,21 @@ class Resources(BaseModel):
     judge_calls: int = 0
     doc_queries: int = 0
     web_searches: int = 0
+    breadth_rounds: int = 0
+    pages_fetched: int = 0  # by breadth expansion, the seed page not counted
     iterations: int = 0
+
+
+class ExpansionStep(BaseModel):
+    """One page breadth expansion considered: the seed, or a link it scored and fetched, skipped or failed."""
+
+    round: int = Field(description="0 for the seed, then the expansion round")
+    url: str
+    parent: str = Field("", description="the page whose link led here; empty for the seed and its parent paths")
+    status: Literal["seed", "fetched", "skipped", "failed"]
+    score: float | None = Field(None, description="the link's score in this round (program/retrieval/breadth.py)")
+    anchor: str = ""
+    reason: str = Field("", description="why a fetch failed")
 
 
 class Timing(BaseModel):
@@ -157,3 +171,5 @@ class Result(BaseModel):
     timing: Timing = Timing()
     trace: Trace = Trace()
     evidence: list[Passage] = Field([], description="the passages shown to the LM for the final answer")
+    expansion_steps: list[ExpansionStep] = Field([], description="from a seed URL: the seed, then each round's "
+                                                 "scored links, fetched, skipped or failed")

@@ -21,8 +21,8 @@ from program.gate import Progress, Verdict
 from program.passage import Passage
 from program.provenance import web_sourced
 from program.redaction import redact
-from program.result import (Acceptance, Action, Citation, CodeCheck, Ending, Resources, Result, Source, Step, Timing,
-                            Tokens, Trace)
+from program.result import (Acceptance, Action, Citation, CodeCheck, Ending, ExpansionStep, Resources, Result, Source,
+                            Step, Timing, Tokens, Trace)
 from program.short_answer import recorded_short_answer, says_unknown
 from program.signals import Signals, answer_support
 from program.thresholds import Thresholds
@@ -64,6 +64,9 @@ class RunState:
     criteria: Criteria = field(default_factory=Criteria)
     acceptance: Acceptance | None = None  # the answer's score, once scored
     web: str = "none"  # the web backend's label, for the trace
+    seed_url: str = ""  # the page breadth expansion starts from; "" without one
+    expansion: list[ExpansionStep] = field(default_factory=list)  # the traversal so far
+    depths: dict[str, int] = field(default_factory=dict)  # url -> hops from the seed, of the pages it fetched
     _evidence_version: int = 0
     _draft_version: int = -1
     _verdict: Verdict | None = None
@@ -108,7 +111,8 @@ class RunState:
                         draft_current=self._draft_version == self._evidence_version,
                         draft_unknown=says_unknown(self.short_answer), verdict=current,
                         answer_support=answer_support(self.short_answer, self._cited_texts(), self.question),
-                        expansions=self.resources.doc_queries + self.resources.web_searches,
+                        expansions=self.resources.doc_queries + self.resources.web_searches + self.resources.breadth_rounds,
+                        breadth_rounds=self.resources.breadth_rounds,
                         doc_rounds=self.resources.doc_queries,
                         last_found_nothing=self._last_expansion_found_nothing(),
                         tried_docs=frozenset(self.memory.tried) - self.searched_web,
@@ -121,7 +125,8 @@ class RunState:
         return [f"{s.passage.title} {s.text}" for s in self.shown if s.n in cited or not cited]
 
     def _last_expansion_found_nothing(self) -> bool:
-        expansions = [s for s in self.steps if s.action in ("expand_locality", "query_docs", "search_web")]
+        expansions = [s for s in self.steps if s.action in ("expand_locality", "query_docs", "search_web",
+                                                              "expand_breadth")]
         return bool(expansions) and expansions[-1].new_passages == 0
 
     @property
@@ -209,7 +214,8 @@ class RunState:
                       short_answer="" if abstained else self.short_answer,
                       abstained=abstained, citations=citations, confidence=round(self.confidence * 100),
                       sources=_sources(citations), warnings=self.warnings, code_blocks=self.code_blocks,
-                      acceptance=self.acceptance, timing=self.timing, trace=trace, evidence=[s.passage for s in self.shown])
+                      acceptance=self.acceptance, timing=self.timing, trace=trace, evidence=[s.passage for s in self.shown],
+                      expansion_steps=self.expansion)
 
     def _citations(self, answer: str) -> list[Citation]:
         by_n = {s.n: s for s in self.shown}

@@ -59,6 +59,21 @@ class Thresholds(BaseModel):
     max_doc_queries: int = Field(2, ge=0, le=10, description="extra doc retrieval rounds after the first")
     max_web_searches: int = Field(1, ge=0, le=10)
     web_results: int = Field(3, ge=1, le=10)
+    # breadth expansion from a seed URL (program/retrieval/breadth.py): the link score's weights and the budgets
+    link_path_weight: float = Field(0.15, ge=0.0, le=1.0, description="weight of the question's terms in a link's URL path")
+    link_title_weight: float = Field(0.40, ge=0.0, le=1.0, description="weight of the question's similarity to the "
+                                     "link's anchor text")
+    link_description_weight: float = Field(0.30, ge=0.0, le=1.0, description="weight of the question's similarity to "
+                                           "the heading the link sits under")
+    link_in_degree_weight: float = Field(0.05, ge=0.0, le=1.0, description="weight of how many pages link there")
+    link_depth_weight: float = Field(0.10, ge=0.0, le=1.0, description="weight of closeness to the seed (1/(1+hops))")
+    breadth_pages: int = Field(5, ge=1, le=20, description="pages fetched in one expansion round")
+    max_breadth_rounds: int = Field(2, ge=0, le=5, description="expansion rounds from a seed URL")
+    max_breadth_pages: int = Field(10, ge=0, le=100, description="pages fetched for one question in all")
+    breadth_redundancy: float = Field(0.34, ge=0.0, le=1.0, description="a clear best source with less redundancy "
+                                      "than this stands alone: its links are followed")
+    breadth_fill: float = Field(0.5, ge=0.0, le=2.0, description="good scores over evidence filling less than this "
+                                "share of its token budget: the links are followed for more")
     # evidence shown to the LM
     evidence_tokens: int = Field(400, ge=50, le=8000, description="token budget for the evidence shown to the LM")
     relevance_weight: float = Field(0.7, ge=0.0, le=1.0, description="MMR weight of relevance against novelty when "

@@ -105,6 +105,16 @@ class HybridSearch:
         hits = self._open().fetch(self.collection, [point_id(passage.doc_id, i) for i in near])
         return [self._passage(hit, passage.vector) for hit in sorted(hits, key=lambda h: h.payload.get("chunk_index", 0))]
 
+    @property
+    def store(self) -> Store:
+        """The store it searches (opened on first use)."""
+        return self._open()
+
+    @property
+    def embedder(self) -> Embedder:
+        """The models it embeds queries with (loaded on first use)."""
+        return self._model()
+
     def _open(self) -> Store:
         return self._store() if callable(self._store) else self._store
 

@@ -400,10 +400,10 @@ def test_a_repair_that_still_does_not_parse_leaves_the_block_with_a_warning():
 
 
 def test_valid_and_unchecked_blocks_cost_no_lm_call_and_are_reported():
-    answer = "Shirley Temple [1].\n```python\nprint('Shirley Temple')\n```\n```rust\nfn main() {\n```"
+    answer = "Shirley Temple [1].\n```python\nprint('Shirley Temple')\n```\n```kotlin\nfun main() {\n```"
     result = run(scripted_lm(draft("Shirley Temple", answer)), docs=CLIFF)
     assert actions(result) == ["decompose", "retrieve", "draft", "answer", "score"] and result.trace.resources.lm.calls == 1
-    assert [(c.language, c.status) for c in result.code_blocks] == [("python", "valid"), ("rust", "unchecked")]
+    assert [(c.language, c.status) for c in result.code_blocks] == [("python", "valid"), ("kotlin", "unchecked")]
 
 
 @pytest.mark.parametrize("missing, signature, tuned", [

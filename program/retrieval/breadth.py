@@ -1,0 +1,151 @@
+"""Breadth expansion from a seed URL: score the links the collection's pages hold but nobody has
+followed yet, then fetch and index the best few.
+
+A candidate is any link target no page of the collection is from, plus the parent paths of the seed
+URL. Its score is the design's weighted sum, each weight a threshold the optimizer can tune:
+
+    w_path × url_path_relevance + w_title × title_relevance + w_description × description_relevance
+    + w_in_degree × in_degree + w_depth × depth_freshness
+
+- url_path_relevance: the share of the question's terms in the URL's path words;
+- title_relevance and description_relevance: the dense cosine (at least 0) of the question to the
+  link's anchor text and to the heading the link sits under;
+- in_degree: how many of the collection's pages link there, over the most any candidate has;
+- depth_freshness: 1 / (1 + hops from the seed), a page linked from the seed being 1 hop away.
+
+Fetching goes through `ingest` (its public-address and size checks, `GATEDRAG_FETCH_ALLOW_HOSTS`),
+several pages at once. This module decides nothing: how many pages, and whether to expand at all,
+is the gate's (`program.gate`).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from urllib.parse import unquote, urlsplit, urlunsplit
+
+import numpy as np
+from pydantic import BaseModel
+
+from program.errors import IngestError
+from program.result import ExpansionStep
+from program.retrieval.ingest import ingest
+from program.retrieval.links import Link
+from program.retrieval.retriever import HybridSearch
+from program.settings import Settings
+from program.thresholds import Thresholds
+
+_PATH_WORD = re.compile(r"[a-z0-9]+")
+FETCHERS = 4  # pages fetched at once
+
+
+class Candidate(BaseModel):
+    url: str
+    anchor: str = ""
+    description: str = ""
+    parent: str = ""  # the first page found linking here ("" for a parent path of the seed)
+    in_degree: int = 0
+    depth: int = 1
+    score: float = 0.0
+
+
+class BreadthExpander:
+    """Seed, score and fetch for one collection; `search` lends its store and dense model."""
+
+    def __init__(self, settings: Settings, search: HybridSearch, fetch: Callable[[str], None] | None = None):
+        self.settings, self.search = settings, search
+        self._fetch = fetch or self._ingest
+
+    def __deepcopy__(self, memo) -> BreadthExpander:
+        return self  # it shares the search's store and models
+
+    def seed(self, url: str) -> ExpansionStep:
+        """The seed page ingested (again, if it changed): the root of the traversal."""
+        error = self._try(url)
+        return ExpansionStep(round=0, url=url, status="failed" if error else "seed", reason=error)
+
+    def candidates(self, question: str, terms: list[str], seed: str, depths: dict[str, int],
+                   t: Thresholds) -> list[Candidate]:
+        """Every link target not yet in the collection, best first. `depths`: hops from the seed of
+        the pages this traversal fetched (the seed is 0)."""
+        pages, held = self._pages()
+        found = _gather(pages, held, depths) | {url: Candidate(url=url, depth=1) for url in _parents(seed) if url not in held}
+        if not found:
+            return []
+        candidates = list(found.values())
+        model = self.search.embed
+        question_vector = np.array(model([question])[0])
+        titles = np.array(model([c.anchor or _path_words_text(c.url) for c in candidates])) @ question_vector
+        descriptions = np.array(model([c.description or c.anchor or "-" for c in candidates])) @ question_vector
+        most_linked = max(c.in_degree for c in candidates) or 1
+        for candidate, title, description in zip(candidates, titles, descriptions, strict=True):
+            candidate.score = round(
+                t.link_path_weight * _path_relevance(candidate.url, terms) + t.link_title_weight * max(float(title), 0.0)
+                + t.link_description_weight * max(float(description), 0.0)
+                + t.link_in_degree_weight * candidate.in_degree / most_linked
+                + t.link_depth_weight / (1 + candidate.depth), 4)
+        return sorted(candidates, key=lambda c: (-c.score, c.url))
+
+    def fetch(self, urls: list[str]) -> dict[str, str]:
+        """Each URL fetched and indexed, several at once: url -> "" when it was, else why not."""
+        with ThreadPoolExecutor(max_workers=FETCHERS) as pool:
+            return dict(zip(urls, pool.map(self._try, urls), strict=True))
+
+    def _try(self, url: str) -> str:
+        try:
+            self._fetch(url)
+        except IngestError as error:
+            return str(error)
+        return ""
+
+    def _ingest(self, url: str) -> None:
+        report = ingest([url], self.settings, collection=self.search.collection, store=self.search.store,
+                        embedder=self.search.embedder)
+        if report.errors:
+            raise IngestError(report.errors[0])
+
+    def _pages(self) -> tuple[dict[str, list[Link]], set[str]]:
+        """(page url -> its links, every url the collection holds), from one payload scan."""
+        pages, held = {}, set()
+        for _, payload in self.search.store.payloads(self.search.collection, ["url", "links"]):
+            held.add(payload.get("url", ""))
+            if payload.get("links"):
+                pages[payload["url"]] = [Link(**link) for link in payload["links"]]
+        return pages, held
+
+
+def _gather(pages: dict[str, list[Link]], held: set[str], depths: dict[str, int]) -> dict[str, Candidate]:
+    found: dict[str, Candidate] = {}
+    for page, links in sorted(pages.items()):
+        for link in links:
+            if link.url in held:
+                continue
+            candidate = found.setdefault(link.url, Candidate(url=link.url, anchor=link.anchor,
+                                                             description=link.description, parent=page,
+                                                             depth=depths.get(page, 1) + 1))
+            candidate.in_degree += 1
+            if (depth := depths.get(page, 1) + 1) < candidate.depth:  # closer to the seed from this page
+                candidate.depth, candidate.parent = depth, page
+    return found
+
+
+def _parents(seed: str) -> list[str]:
+    """The seed's parent paths: /a/b/c.html gives /a/b/ and /a/."""
+    parts = urlsplit(seed)
+    folders = [segment for segment in parts.path.split("/") if segment][:-1]
+    return [urlunsplit((parts.scheme, parts.netloc, "/" + "/".join(folders[:n]) + ("/" if n else ""), "", ""))
+            for n in range(len(folders), 0, -1)]
+
+
+def _path_words(url: str) -> set[str]:
+    return set(_PATH_WORD.findall(unquote(urlsplit(url).path).lower()))
+
+
+def _path_words_text(url: str) -> str:
+    return " ".join(sorted(_path_words(url))) or url
+
+
+def _path_relevance(url: str, terms: list[str]) -> float:
+    wanted = {term.lower() for term in terms}
+    return len(wanted & _path_words(url)) / len(wanted) if wanted else 0.0
