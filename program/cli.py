@@ -110,6 +110,8 @@ def _parser() -> argparse.ArgumentParser:
     ask.add_argument("--max-iterations", type=int)
     ask.add_argument("--max-doc-queries", type=int)
     ask.add_argument("--max-web-searches", type=int)
+    ask.add_argument("--url", help="a seed page: ingested into the collection first (if new), then the gate may follow "
+                     "its links (expand_breadth); a local host must be in GATEDRAG_FETCH_ALLOW_HOSTS")
     ask.add_argument("--session", metavar="ID", help="continue this conversation: a follow-up (\"What about its "
                      "pricing?\") is rewritten with its recent turns, kept under <data dir>/sessions between runs")
     ask.set_defaults(run=_ask)
@@ -201,7 +203,7 @@ def _answer(question: str, hints, settings, args: argparse.Namespace) -> int:
     from program.sessions.file_store import FileSessionStore
 
     budgets = {k: getattr(args, k) for k in ("max_iterations", "max_doc_queries", "max_web_searches") if getattr(args, k) is not None}
-    rag = build_program(settings, program_path=args.program, overrides=budgets)
+    rag = build_program(settings, program_path=args.program, overrides=budgets, seeded=bool(args.url))
     if args.session:
         rag.sessions = FileSessionStore.from_settings(settings)  # with no server, the next `ask` is another process
     with build_lm(settings) as handle:
@@ -209,7 +211,7 @@ def _answer(question: str, hints, settings, args: argparse.Namespace) -> int:
         # JSONAdapter: the 0.5B parsed 0/12 ChatAdapter outputs and 12/12 JSON ones (llama.cpp
         # compiles the schema to a grammar), and it spares ChatAdapter's failed first try.
         dspy.configure(lm=handle.lm, adapter=dspy.JSONAdapter(), track_usage=True)
-        result = rag(question=question, hints=hints, session_id=args.session).result
+        result = rag(question=question, hints=hints, session_id=args.session, url=args.url).result
     print(respond(result, include_trace=args.trace).model_dump_json(indent=2) if args.json else render_result(result))
     return 0 if result.trace.ended != "error" else 1
 

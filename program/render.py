@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import textwrap
 
-from program.result import Acceptance, CodeCheck, Result, Step
+from program.result import Acceptance, CodeCheck, ExpansionStep, Result, Step
 
 
 def render_result(result: Result) -> str:
@@ -20,6 +20,8 @@ def render_result(result: Result) -> str:
         for c in result.citations:
             lines.append(f"  [{c.n}] {c.title} ({c.source}) {c.origin or c.url}")
             lines.append(textwrap.indent(textwrap.fill(c.quote, 96), "      "))
+    if result.expansion_steps:
+        lines += ["", "Traversal:"] + render_traversal(result.expansion_steps)
     lines += ["", "Trace:"] + [_render_step(i, s) for i, s in enumerate(result.trace.steps, 1)]
     r, t = result.trace.resources, result.timing
     lines += ["", f"LM: {r.lm.calls} calls, {r.lm.prompt} prompt + {r.lm.completion} completion tokens · "
@@ -31,6 +33,28 @@ def render_result(result: Result) -> str:
     if result.warnings:
         lines += ["", "Warnings:"] + [f"  - {w}" for w in result.warnings]
     return "\n".join(lines)
+
+
+def render_traversal(steps: list[ExpansionStep]) -> list[str]:
+    """The pages breadth expansion reached, as a tree under the seed: each page under the page whose
+    link led to it, with its round, score and status; a parent path of the seed hangs from the seed."""
+    seed = steps[0]
+    children: dict[str, list[ExpansionStep]] = {}
+    for step in steps[1:]:
+        children.setdefault(step.parent or seed.url, []).append(step)
+    return [f"  {seed.url} (seed{', failed: ' + seed.reason if seed.reason else ''})", *_branches(seed.url, children, "  ")]
+
+
+def _branches(url: str, children: dict[str, list[ExpansionStep]], indent: str) -> list[str]:
+    lines, below = [], children.get(url, [])
+    for i, step in enumerate(below):
+        last = i == len(below) - 1
+        why = f": {step.reason}" if step.reason else ""
+        lines.append(f"{indent}{'└─' if last else '├─'} {step.url}  round {step.round} · score {step.score:.2f} · "
+                     f"{step.status}{why}")
+        if step.status == "fetched":
+            lines += _branches(step.url, children, indent + ("   " if last else "│  "))
+    return lines
 
 
 def _render_acceptance(a: Acceptance) -> str:

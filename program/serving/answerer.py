@@ -48,6 +48,9 @@ class AnswerRequest(Hints):
                                    "served one); it searches only its own offline web corpus")
     session_id: str | None = Field(None, pattern=SESSION_ID, description="continue this conversation: a follow-up "
                                    "(\"What about its pricing?\") is rewritten with its recent turns' topics")
+    url: str | None = Field(None, max_length=2000, pattern=r"^https?://\S+$", description="a seed page: ingested into "
+                            "the collection first (if new), then the gate may follow its links (expand_breadth); over "
+                            "HTTP only where ingest is allowed (GATEDRAG_SERVE_INGEST)")
 
     @field_validator("collection")
     @classmethod
@@ -188,7 +191,7 @@ class Answerer:
             with dspy.context(lm=engine.lm, adapter=engine.adapter, track_usage=True):
                 # subtle: a request that got the slot with no time left makes no LM call at all
                 return rag(question=request.question, hints=request.hints(), session_id=request.session_id,
-                           time_limit_s=max(0.0, deadline - time.perf_counter())).result
+                           time_limit_s=max(0.0, deadline - time.perf_counter()), url=request.url).result
         finally:
             self._slots.release()
 

@@ -48,7 +48,7 @@ def create_mcp_server(answerer: Answerer, settings: Settings, *, resolve: Resolv
     def answer(question: str, intent: QueryType | None = None, known_context: str = "", constraints: str = "",
                expansion_budget: int | None = None, include_trace: bool = False,
                collection: str | None = None, required: list[str] | None = None, prohibited: list[str] | None = None,
-               check: str | None = None, session_id: str | None = None) -> AnswerResponse:
+               check: str | None = None, session_id: str | None = None, url: str | None = None) -> AnswerResponse:
         """Answer a question from the collection with [n] citations, confidence (0-100), retrieval quality,
         suggestions and related queries. Optional hints: intent (factual, comparison, how_to, exploratory) skips
         classification; known_context is what you already know (not fetched again); constraints (e.g. "must
@@ -59,10 +59,12 @@ def create_mcp_server(answerer: Answerer, settings: Settings, *, resolve: Resolv
         or "re:" and a regular expression); check names a domain check (aws_region, no_deprecated,
         code_example). A failed criterion gets the answer one repair; `acceptance` reports its score before
         and after. session_id continues a conversation, so a follow-up ("What about its pricing?") is
-        rewritten with its recent turns' topics (by default the last 5, for 10 minutes)."""
+        rewritten with its recent turns' topics (by default the last 5, for 10 minutes). url is a seed page: it
+        is ingested first, then the best of its links may be followed (expansion_steps shows the traversal)."""
         request = AnswerRequest(question=question, intent=intent, known_context=known_context, constraints=constraints,
                                 expansion_budget=expansion_budget, include_trace=include_trace, collection=collection,
-                                required=required or [], prohibited=prohibited or [], check=check, session_id=session_id)
+                                required=required or [], prohibited=prohibited or [], check=check, session_id=session_id,
+                                url=url)
         return answerer.answer(request)
 
     @server.tool()

@@ -86,9 +86,11 @@ def create_app(answerer: Answerer, settings: Settings, store_check: Callable[[],
         return SafeJSONResponse({"status": status, "detail": detail}, 503)
 
     @app.post("/answer", summary="answer a question with citations", response_model=AnswerResponse,
-              responses={404: {"description": "no such collection"}, 413: {"description": "body too large"},
-                         503: {"description": "not ready, or overloaded"}})
+              responses={403: {"description": "a seed URL where ingest is off"}, 404: {"description": "no such collection"},
+                         413: {"description": "body too large"}, 503: {"description": "not ready, or overloaded"}})
     def answer(request: AnswerRequest) -> AnswerResponse:
+        if request.url and not settings.serve_ingest:  # a seed page is ingested: the same switch as POST /ingest
+            raise HTTPException(403, "a seed url ingests pages, and ingest is off on this service (GATEDRAG_SERVE_INGEST)")
         if not answerer.ready:
             raise HTTPException(503, f"not ready: {answerer.error or 'loading the program and its models'}",
                                 headers={"Retry-After": "5"})

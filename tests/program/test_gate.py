@@ -351,3 +351,37 @@ def test_a_documentation_question_naming_a_language_with_no_page_of_its_own_is_r
     assert "Python" in s.pageless and s.missing_entities == ("Python",)
     assert decide(s, Progress(question=q), NO_WEB, T).action == "draft"
     assert titled_after("shutil", which)
+
+
+SEEDED = replace(FULL, breadth_rounds=2, pages=10)
+
+
+@pytest.mark.parametrize("changes,rule", [
+    (dict(best=0.2), "off_topic_to_links"),
+    (dict(entity_coverage=0.5, missing_entities=("For Against",)), "gap_to_links"),
+    (dict(), "lone_source"),  # a clear cliff, and no second passage says the same
+    (dict(cliff=0.05, saturation=0.2), "thin_evidence"),
+])
+def test_from_a_seed_url_the_links_are_followed_when_one_good_source_is_not_enough(changes, rule):
+    d = decide(signals(**changes), Progress(), SEEDED, T)
+    assert (d.action, d.rule, d.pages) == ("expand_breadth", rule, T.breadth_pages)
+
+
+def test_breadth_stops_on_diminishing_returns_its_budget_or_corroborated_full_evidence():
+    assert decide(signals(), Progress(breadth_rounds=1, expansions=1, last_found_nothing=True), SEEDED, T).action \
+        != "expand_breadth"
+    assert decide(signals(gain=0.01), Progress(breadth_rounds=1, expansions=1), SEEDED, T).action != "expand_breadth"
+    assert decide(signals(), Progress(), replace(SEEDED, pages=0), T).action != "expand_breadth"
+    assert decide(signals(), Progress(), FULL, T).action != "expand_breadth"  # no seed URL: no breadth budget
+    corroborated = signals(cliff=0.05, redundancy=0.5, saturation=0.8)
+    assert decide(corroborated, Progress(), SEEDED, T).action != "expand_breadth"
+    assert decide(signals(), Progress(), replace(SEEDED, pages=3), T).pages == 3  # never past the pages left
+
+
+def test_breadth_budgets_count_rounds_and_pages_only_with_a_seed():
+    used = Resources(breadth_rounds=1, pages_fetched=4)
+    assert (budget_left(T, used, False, None, has_seed=True).breadth_rounds,
+            budget_left(T, used, False, None, has_seed=True).pages) == (T.max_breadth_rounds - 1, T.max_breadth_pages - 4)
+    assert budget_left(T, used, False, None).pages == 0
+    assert spend(Resources(), "expand_breadth").model_dump(include={"breadth_rounds", "iterations"}) == \
+        {"breadth_rounds": 1, "iterations": 1}

@@ -38,6 +38,16 @@ def test_only_public_http_urls_pass(url):
         check_url(url, resolve)
 
 
+def test_an_allowed_internal_host_passes_by_name_or_host_port_and_nothing_else_does():
+    assert check_url("http://127.0.0.1:8000/docs/", resolve, ["127.0.0.1"]) == ["127.0.0.1"]
+    check_url("http://localhost:8000/docs/", None, ["localhost:8000"])
+    for url, allowed in [("http://127.0.0.1:8001/", ["127.0.0.1:8000"]), ("http://10.1.2.3/", ["127.0.0.1"]),
+                         ("ftp://127.0.0.1/", ["127.0.0.1"])]:
+        with pytest.raises(IngestError):
+            check_url(url, resolve, allowed)
+    assert Settings(_env_file=None).fetch_allow_hosts == []
+
+
 def test_a_public_url_passes():
     check_url("https://docs.example.com/widgets", resolve)
     check_url("http://93.184.216.34/", resolve)

@@ -37,6 +37,15 @@ def test_answer_returns_the_contract_and_agent_metadata(tmp_path):
     assert [s["action"] for s in traced["trace"]["steps"]] == ["decompose", "retrieve", "draft", "answer", "score"]
 
 
+def test_a_seed_url_needs_ingest_on_and_an_http_url(tmp_path):
+    config = settings(tmp_path)
+    with serving(fake_answerer(config), config) as client:
+        refused = client.post("/answer", json={"question": QUESTION, "url": "https://docs.example.com/index.html"})
+        malformed = client.post("/answer", json={"question": QUESTION, "url": "file:///etc/passwd"})
+    assert refused.status_code == 403 and "GATEDRAG_SERVE_INGEST" in refused.json()["detail"]
+    assert malformed.status_code == 422
+
+
 def test_health_readiness_and_openapi(tmp_path):
     config = settings(tmp_path)
     with serving(fake_answerer(config), config) as client:
