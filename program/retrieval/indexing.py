@@ -76,7 +76,7 @@ def index_documents(store: Store, collection: str, documents: Iterable[Document]
     so memory holds one window, whatever the corpus."""
     store.ensure(collection)
     existing = {pid: (p["doc_id"], p["text_hash"]) for pid, p in store.payloads(collection, ["doc_id", "text_hash"])}
-    run = _Run(existing)
+    run = _Run()
     with tqdm(desc=f"indexing {collection}", unit="chunk", disable=not progress) as bar:
         for window in _windows(documents, embedder.version, run):
             changed = [item for item in window if existing.get(item[0], (None, None))[1] != item[2]["text_hash"]]
@@ -94,8 +94,10 @@ def index_documents(store: Store, collection: str, documents: Iterable[Document]
 class _Run:
     """What one indexing run has seen so far: ids only, never texts."""
 
-    def __init__(self, existing: dict[str, tuple[str, str]]):
-        self.existing, self.seen, self.doc_ids, self.embedded = existing, set(), set(), 0
+    def __init__(self):
+        self.seen: set[str] = set()  # point ids of every chunk the documents have now
+        self.doc_ids: set[str] = set()
+        self.embedded = 0
 
 
 def _windows(documents: Iterable[Document], version: str, run: _Run) -> Iterator[list[tuple[str, Chunk, dict]]]:
