@@ -21,7 +21,6 @@ is the gate's (`program.gate`).
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from urllib.parse import unquote, urlsplit, urlunsplit
 
@@ -53,9 +52,8 @@ class Candidate(BaseModel):
 class BreadthExpander:
     """Seed, score and fetch for one collection; `search` lends its store and dense model."""
 
-    def __init__(self, settings: Settings, search: HybridSearch, fetch: Callable[[str], None] | None = None):
+    def __init__(self, settings: Settings, search: HybridSearch):
         self.settings, self.search = settings, search
-        self._fetch = fetch or self._ingest
 
     def __deepcopy__(self, memo) -> BreadthExpander:
         return self  # it shares the search's store and models
@@ -94,7 +92,7 @@ class BreadthExpander:
 
     def _try(self, url: str) -> str:
         try:
-            self._fetch(url)
+            self._ingest(url)
         except IngestError as error:
             return str(error)
         return ""
