@@ -24,6 +24,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, create_model
 from program.errors import BadFileError, first_problem
 from program.json_file import read_json
 from program.loop import FORMAT, GatedRAG, _upgrade_thresholds
+from program.retrieval.rerankers import RerankerName
 from program.thresholds import Thresholds
 
 PROGRAM_FILE = "program.json"
@@ -62,6 +63,7 @@ class _Predictor(BaseModel):
 class _Made(BaseModel):
     model_config = ConfigDict(strict=True, extra="forbid")
     format: int = Field(1, ge=1)
+    reranker: RerankerName = "none"  # the provider the thresholds were fitted under; older programs had none
 
 
 class _Metadata(BaseModel):  # what `dspy.Module.save` adds
@@ -107,6 +109,10 @@ def check_state(state: Any, where: str) -> dict:
 
 def apply_state(rag: GatedRAG, state: dict, where: str) -> GatedRAG:
     """`rag` with a checked state's prompts, demos and thresholds."""
+    fitted = state.get("gatedrag", {}).get("reranker", "none")
+    if fitted != rag.reranker:
+        warnings.warn(f"{where}: its thresholds were fitted with GATEDRAG_RERANKER={fitted}, and this run uses "
+                      f"{rag.reranker}, whose scores are in other units: compile again with it", stacklevel=2)
     try:
         return rag.load_state(state)
     except (KeyError, ValueError, TypeError, AttributeError) as error:  # what the check above cannot foresee

@@ -393,7 +393,13 @@ class GatedRAG(dspy.Module):
     def dump_state(self, json_mode=True):
         calibrator = self.calibrator.model_dump() if self.calibrator else None
         return super().dump_state(json_mode=json_mode) | {"thresholds": self.thresholds.model_dump(),
-                                                            "calibrator": calibrator, "gatedrag": {"format": FORMAT}}
+                                                            "calibrator": calibrator,
+                                                            "gatedrag": {"format": FORMAT, "reranker": self.reranker}}
+
+    @property
+    def reranker(self) -> str:
+        """The reranker whose units the thresholds are in (`GATEDRAG_RERANKER`)."""
+        return getattr(getattr(self.search, "reranker", None), "name", "none")
 
     def load_state(self, state, **kwargs):
         made = state.get("gatedrag", {}).get("format", 1)

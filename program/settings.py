@@ -1,7 +1,7 @@
 """All gatedrag settings in one place, read from the environment (and `.env`).
 
 The env names users already know are kept as they are: OPENAI_API_KEY, TAVILY_API_KEY,
-QDRANT_URL, MLFLOW_TRACKING_URI. Everything else is prefixed GATEDRAG_. Secrets are
+QDRANT_URL, MLFLOW_TRACKING_URI, COHERE_API_KEY (or CO_API_KEY), CO_API_URL. Everything else is prefixed GATEDRAG_. Secrets are
 `SecretStr`, so they never print in logs, traces or MLflow params, and their values are handed
 to `program.redaction`, which removes them from error text wherever it leaves the process.
 This module does not start models or open stores; see `program.lm.lm_profiles` and `program.retrieval.open_store`.
@@ -57,10 +57,15 @@ class Settings(BaseSettings):
     collection: str = "hotpotqa"
     web_collection: str | None = Field(None, description="the offline web corpus of `collection` (default: "
                                        "<collection>_web); a collection never searches another's corpus unless named here")
-    reranker: Literal["none", "embedding", "cross-encoder"] = Field(
+    reranker: Literal["none", "embedding", "cross-encoder", "cohere"] = Field(
         "none", description="re-scores the candidate pool before the gate reads it (program/retrieval/rerankers.py); "
         "the gate's thresholds are in its units, so fit them per reranker")
-    reranker_model: str = Field("Xenova/ms-marco-MiniLM-L-6-v2", description="the cross-encoder, from the model cache")
+    reranker_model: str | None = Field(None, description="the cross-encoder (from the model cache) or the hosted "
+                                       "model; default Xenova/ms-marco-MiniLM-L-6-v2, or rerank-v3.5 for cohere")
+    cohere_api_key: SecretStr | None = Field(None, validation_alias=AliasChoices(
+        "COHERE_API_KEY", "cohere_api_key", "CO_API_KEY", "co_api_key"))
+    co_api_url: str | None = Field(None, validation_alias=_env("CO_API_URL"),
+                                        description="Cohere's API address (default: its public one)")
 
     # Web search
     tavily_api_key: SecretStr | None = Field(None, validation_alias=_env("TAVILY_API_KEY"))

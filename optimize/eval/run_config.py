@@ -2,9 +2,9 @@
 
 The id hashes everything that changes the results (dataset, and a dataset file's content,
 split, limit, systems, program file and its content, LM, judge, time limit, cache, web backend,
-hidden gold), so re-running a command
+hidden gold, reranker), so re-running a command
 resumes its own folder and a changed argument starts a new one; the web backend and hidden gold
-also show in the id's name, so a hidden-gold run is never mistaken for a normal one; so does a
+(and a reranker) also show in the id's name, so a hidden-gold run is never mistaken for a normal one; so does a
 dataset other than HotpotQA (its name or file stem). Threads
 are left out: they change speed, not results.
 This module does not run or score anything.
@@ -39,6 +39,7 @@ class EvalConfig(BaseModel):
     hide_gold: bool = False  # each question's gold paragraphs filtered out of retrieval
     collection: str = "hotpotqa"  # the collection the systems search
     web_note: str = ""  # why the web backend is what it is, when a key chose it (see Settings.web_backend_note)
+    reranker: str = "none"  # GATEDRAG_RERANKER: it changes every score the gate reads
 
     @property
     def program_name(self) -> str:
@@ -46,10 +47,12 @@ class EvalConfig(BaseModel):
 
     @property
     def run_id(self) -> str:
-        # subtle: a named dataset leaves the hash unchanged, so HotpotQA runs keep the ids they had
-        digest = hashlib.sha256(self.model_dump_json(exclude={"dataset_sha256"} if not self.dataset_sha256 else None)
+        # subtle: a named dataset, or no reranker, leaves the hash unchanged, so older runs keep the ids they had
+        unset = {"dataset_sha256"} if not self.dataset_sha256 else set()
+        digest = hashlib.sha256(self.model_dump_json(exclude=unset | ({"reranker"} if self.reranker == "none" else set()))
                                 .encode()).hexdigest()[:8]
-        conditions = (f"-web_{self.web}" if self.web else "") + ("-hide_gold" if self.hide_gold else "")
+        conditions = ((f"-web_{self.web}" if self.web else "") + ("-hide_gold" if self.hide_gold else "")
+                      + (f"-rerank_{self.reranker}" if self.reranker != "none" else ""))
         dataset = "" if self.dataset == "hotpotqa" else f"{Path(self.dataset).stem}-"
         return f"eval-{dataset}{self.split}-{self.program_name}{conditions}-{digest}"
 

@@ -55,7 +55,7 @@ def _dataset(settings, config):
         raise  # the file's content, not the command: exit 1, like missing data
     except DatasetError as error:
         raise UsageError(str(error)) from None
-    config = config.model_copy(update={"dataset": ref.name, "dataset_sha256": ref.sha256})
+    config = config.model_copy(update={"dataset": ref.name, "dataset_sha256": ref.sha256, "reranker": settings.reranker})
     return config, sets.limited(config.train_limit, config.select_limit, config.report_limit)
 
 

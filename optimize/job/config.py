@@ -39,6 +39,8 @@ class OptimizeConfig(BaseModel):
     preset: str = "quick"
     dataset: str = Field("hotpotqa", description="hotpotqa, aws_docs, or a labelled question file (datasets/README.md)")
     dataset_sha256: str = Field("", description="the dataset file's content hash, filled in when the file is read")
+    reranker: str = Field("none", description="GATEDRAG_RERANKER, filled in from the settings: the thresholds "
+                          "are fitted in its units")
     optimizer: Literal["labelled", "bootstrap", "mipro", "gepa"] = Field(
         "labelled", description="labelled: demos built from the train questions' gold answers and passages; "
         "bootstrap, mipro, gepa: DSPy's optimizers")
@@ -64,10 +66,11 @@ class OptimizeConfig(BaseModel):
 
     @property
     def run_id(self) -> str:
-        # subtle: HotpotQA leaves the hash as it was before datasets were configurable, so its runs keep their ids
+        # subtle: HotpotQA, and no reranker, leave the hash as it was before either was configurable, so
+        # older runs keep their ids
         hotpotqa = self.dataset == "hotpotqa"
-        digest = hashlib.sha256(self.model_dump_json(exclude={"dataset", "dataset_sha256"} if hotpotqa else None)
-                                .encode()).hexdigest()[:8]
+        unset = ({"dataset", "dataset_sha256"} if hotpotqa else set()) | ({"reranker"} if self.reranker == "none" else set())
+        digest = hashlib.sha256(self.model_dump_json(exclude=unset).encode()).hexdigest()[:8]
         dataset = "" if hotpotqa else f"{Path(self.dataset).stem}-"
         return f"optimize-{dataset}{self.preset}-{self.optimizer}-{digest}"
 

@@ -261,7 +261,8 @@ class Job:
     def _run_eval(self, programs: dict[str, GatedRAG], examples, split: str, name: str, step: int) -> RunSummary:
         config = EvalConfig(dataset=self.config.dataset, dataset_sha256=self.config.dataset_sha256, split=split,
                             systems=list(programs), limit=None, profile=self.settings.resolved_profile, model=self.model,
-                            time_limit_s=self.config.time_limit_s, program=self.folder.name, cache=False)
+                            time_limit_s=self.config.time_limit_s, program=self.folder.name, cache=False,
+                            reranker=self.settings.reranker)
         summary = run_eval(config, self.settings, self.folder / name, programs, examples, self._score(),
                            params={"job": self.folder.name}, progress=self.progress)
         for system in summary.systems:

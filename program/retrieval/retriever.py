@@ -49,9 +49,11 @@ class HybridSearch:
                       collection: str | None = None) -> HybridSearch:
         """The search the settings describe; `collection` overrides the source's configured one."""
         collection = collection or (settings.collection if source == "index" else settings.resolved_web_collection)
+        cohere_key = settings.cohere_api_key.get_secret_value() if settings.cohere_api_key else None
         return cls(functools.partial(open_store, settings), collection, source,
                    embedder=functools.partial(load_embedder, settings),
-                   reranker=build_reranker(settings.reranker, settings.reranker_model, settings.model_cache))
+                   reranker=build_reranker(settings.reranker, settings.reranker_model, settings.model_cache,
+                                           cohere_key, settings.co_api_url))
 
     def __deepcopy__(self, memo) -> HybridSearch:
         return self

@@ -120,3 +120,15 @@ def test_a_saved_program_with_dspy_s_own_metadata_still_loads(tmp_path):
     GatedRAG(FakeSearch(DOCS)).save(str(path))
     assert "metadata" in json.loads(path.read_text())
     assert load(path, search=FakeSearch(DOCS)).thresholds == GatedRAG(FakeSearch(DOCS)).thresholds
+
+
+def test_a_program_records_its_reranker_and_loading_it_under_another_warns(tmp_path):
+    class RerankedSearch(FakeSearch):
+        reranker = type("Embedding", (), {"name": "embedding"})()
+
+    rag = GatedRAG(RerankedSearch(DOCS))
+    rag.save(tmp_path / "program.json")
+    assert json.loads((tmp_path / "program.json").read_text())["gatedrag"]["reranker"] == "embedding"
+    with pytest.warns(UserWarning, match="fitted with GATEDRAG_RERANKER=embedding, and this run uses none"):
+        load(tmp_path / "program.json", search=FakeSearch(DOCS))
+    assert load(tmp_path / "program.json", search=RerankedSearch(DOCS)).reranker == "embedding"

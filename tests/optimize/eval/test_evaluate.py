@@ -48,3 +48,8 @@ def test_a_hidden_gold_or_web_off_run_has_its_own_id_that_says_so():
     hidden = CONFIG.model_copy(update={"web": "none", "hide_gold": True}).run_id
     assert hidden.startswith("eval-smoke-uncompiled-web_none-hide_gold-")
     assert hidden != CONFIG.model_copy(update={"web": "none"}).run_id != CONFIG.run_id
+
+
+def test_a_reranked_run_has_its_own_id_that_says_so():
+    reranked = CONFIG.model_copy(update={"reranker": "embedding"}).run_id
+    assert "-rerank_embedding-" in reranked and reranked[-8:] != CONFIG.run_id[-8:]
