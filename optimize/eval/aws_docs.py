@@ -25,7 +25,7 @@ from pathlib import Path
 import dspy
 
 from optimize.eval.example_schema import DatasetError, DatasetFileError, make_example
-from optimize.eval.user_file import read_rows
+from optimize.eval.user_file import bad_rows, read_rows
 from program.retrieval.aws_corpus import gold_page
 
 SPLITS_AVAILABLE = ("dev", "test")
@@ -38,7 +38,9 @@ def load_aws_docs(path: Path, split: str, web_only: set[str] = frozenset()) -> l
     collection (`program.retrieval.aws_corpus.held_out_gold`), which make a question web-holdout."""
     if split not in SPLITS_AVAILABLE:
         raise DatasetError(f"unknown split {split!r} of aws_docs; its splits: {', '.join(SPLITS_AVAILABLE)}")
-    located = read_rows(path)
+    located, problems = read_rows(path)
+    if problems:
+        raise DatasetFileError(bad_rows(path, problems))
     rows = [row for _, row in located]
     missing = [c for c in COLUMNS if rows and c not in rows[0]]
     if missing or not rows:

@@ -26,16 +26,18 @@ from optimize.eval.example_schema import DatasetError, DatasetFileError, row_exa
 from program.json_file import parse_json
 
 FORMATS = {".jsonl": "jsonl", ".json": "json", ".csv": "csv", ".parquet": "parquet"}
-SHOWN_ERRORS = 3
+SHOWN_ERRORS = 5  # bad lines a refusal names; the rest are counted
 NO_SPLIT = ""  # the split of rows that name none
 Row = tuple[str, dict]  # where it is ("line 7", "row 7") and its columns
+Problem = tuple[str, str]  # where a bad row is, and why
 
 
 def read_examples(path: Path) -> dict[str, list[dspy.Example]]:
     """split -> its examples in file order; rows naming no split are under `NO_SPLIT`."""
     by_split: dict[str, list[dspy.Example]] = {}
-    errors, seen = [], set()
-    for n, (where, row) in enumerate(read_rows(path), start=1):
+    rows, errors = read_rows(path)
+    seen = set()
+    for n, (where, row) in enumerate(rows, start=1):
         try:
             split, example = row_example(row, f"row{n}")
         except ValueError as error:
@@ -46,24 +48,32 @@ def read_examples(path: Path) -> dict[str, list[dspy.Example]]:
         seen.add(example.qid)
         by_split.setdefault((split or NO_SPLIT).strip(), []).append(example)
     if errors:
-        raise DatasetFileError(_bad_rows(path, errors))
+        raise DatasetFileError(bad_rows(path, errors))
     if not by_split:
         raise DatasetFileError(f"{path}: no rows")
     return by_split
 
 
-def _bad_rows(path: Path, errors: list[tuple[str, str]]) -> str:
+def bad_rows(path: Path, errors: list[Problem]) -> str:
+    """One line naming the first bad row and why, then up to SHOWN_ERRORS bad rows in all, in file order."""
+    errors = sorted(errors, key=lambda e: _position(e[0]))
     (where, reason), rest = errors[0], errors[1:]
-    more = f"; {len(rest)} more bad row(s) ({', '.join(w for w, _ in rest[:SHOWN_ERRORS])}" \
-           f"{', ...' if len(rest) > SHOWN_ERRORS else ''})" if rest else ""
+    shown = SHOWN_ERRORS - 1
+    more = f"; {len(rest)} more bad row(s) ({', '.join(w for w, _ in rest[:shown])}" \
+           f"{', ...' if len(rest) > shown else ''})" if rest else ""
     return f"{path} {where}: {reason}{more}; nothing was run"
 
 
-def read_rows(path: Path) -> list[Row]:
-    """Every row of the file or saved folder with where it is; a file that cannot be parsed is a
-    DatasetFileError naming the file and the line or row."""
+def _position(where: str) -> int:
+    return int(where.rsplit(" ", 1)[-1])
+
+
+def read_rows(path: Path) -> tuple[list[Row], list[Problem]]:
+    """Every readable row of the file or saved folder with where it is, and every line that could not
+    be read as a row (a JSONL line that is not a JSON object, a CSV line with a cell too many). A
+    file that cannot be parsed at all is a DatasetFileError naming the file and the line or row."""
     if path.is_dir():
-        return _through_datasets(path)
+        return _through_datasets(path), []
     kind = FORMATS.get(path.suffix.lower())
     if kind is None:
         raise DatasetError(f"{path}: unknown format {path.suffix!r}; give .jsonl, .csv, .parquet or a saved dataset folder")
@@ -73,38 +83,44 @@ def read_rows(path: Path) -> list[Row]:
         raise DatasetFileError(f"{path}: cannot be read: {error.strerror or error}") from None
     if kind == "jsonl":
         return _jsonl(data, path)
-    return _csv(data, path) if kind == "csv" else _through_datasets(path)
+    return _csv(data, path) if kind == "csv" else (_through_datasets(path), [])
 
 
-def _jsonl(data: bytes, path: Path) -> list[Row]:
-    rows = []
+def _jsonl(data: bytes, path: Path) -> tuple[list[Row], list[Problem]]:
+    rows, problems = [], []
     for n, line in enumerate(data.split(b"\n"), start=1):
         if not line.strip():
             continue
-        row = parse_json(line, str(path), DatasetFileError, first_line=n)
+        try:
+            row = parse_json(line, str(path), DatasetFileError, first_line=n)
+        except DatasetFileError as error:
+            problems.append((f"line {n}", str(error).split(": ", 1)[1]))  # the reason, after "<file> line n"
+            continue
         if not isinstance(row, dict):
-            raise DatasetFileError(f"{path} line {n}: not a JSON object; nothing was run")
+            problems.append((f"line {n}", "not a JSON object"))
+            continue
         rows.append((f"line {n}", row))
-    return rows
+    return rows, problems
 
 
-def _csv(data: bytes, path: Path) -> list[Row]:
+def _csv(data: bytes, path: Path) -> tuple[list[Row], list[Problem]]:
     try:
         text = data.decode("utf-8-sig")
     except UnicodeDecodeError as bad:
         line = 1 + data[:bad.start].count(b"\n")
         raise DatasetFileError(f"{path} line {line}: not UTF-8 (byte 0x{data[bad.start]:02x})") from None
     reader = csv.DictReader(io.StringIO(text, newline=""), strict=True)
-    rows = []
+    rows, problems = [], []
     try:
         for row in reader:
             if None in row:  # subtle: DictReader files the cells past the header under the key None
-                raise DatasetFileError(f"{path} line {reader.line_num}: {len(reader.fieldnames) + len(row[None])} "
-                                       f"cells; the header has {len(reader.fieldnames)}")
+                problems.append((f"line {reader.line_num}", f"{len(reader.fieldnames) + len(row[None])} cells; "
+                                 f"the header has {len(reader.fieldnames)}"))
+                continue
             rows.append((f"line {reader.line_num}", row))
     except csv.Error as error:  # subtle: DictReader's own line_num is the last good record's
         raise DatasetFileError(f"{path} line {reader.reader.line_num}: not CSV: {error}") from None
-    return rows
+    return rows, problems
 
 
 def _through_datasets(path: Path) -> list[Row]:

@@ -100,7 +100,26 @@ def test_the_first_bad_line_is_named_and_the_others_counted(tmp_path):
     with pytest.raises(DatasetFileError) as error:
         read_examples(path)
     assert str(error.value) == (f"{path} line 2: missing key 'question'; 5 more bad row(s) (line 3, line 4, line 5, "
-                                "...); nothing was run")
+                                "line 6, ...); nothing was run")
+
+
+def test_lines_that_do_not_parse_are_listed_with_the_bad_rows_in_file_order(tmp_path):
+    path = tmp_path / "bad.jsonl"
+    path.write_bytes(b'{"question": "Q?", "answer": "x"}\n{"question": "Q?", "answer": \n{"answer": "x"}\n[1]\n'
+                     b'{"question": "Q\xff?", "answer": "x"}\n')
+    with pytest.raises(DatasetFileError) as error:
+        read_examples(path)
+    assert str(error.value) == (f"{path} line 2: not JSON: Expecting value (column 30); 3 more bad row(s) (line 3, "
+                                "line 4, line 5); nothing was run")
+
+
+def test_csv_lines_with_a_cell_too_many_are_all_named(tmp_path):
+    path = tmp_path / "bad.csv"
+    path.write_text("question,answer\nQ?,x\nQ?,x,extra\nQ?,x\nQ?,x,y,z\n")
+    with pytest.raises(DatasetFileError) as error:
+        read_examples(path)
+    assert str(error.value) == (f"{path} line 3: 3 cells; the header has 2; 1 more bad row(s) (line 5); "
+                                "nothing was run")
 
 
 @pytest.mark.parametrize("name, content, says", [
