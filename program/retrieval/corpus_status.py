@@ -1,7 +1,7 @@
 """What the collection holds: documents, chunks, and when it last changed.
 
-Read-only. `last_indexed` comes from the embedded store's file times (Qdrant keeps no write
-times of its own), so it is None in server mode.
+Read-only. `last_indexed` is when gatedrag last wrote the collection, from a stamp the embedded
+store keeps beside its shards (Qdrant keeps no write times of its own), so it is None in server mode.
 This module does not index or search; see `program.retrieval.ingest` and `program.retrieval.retriever`.
 """
 
@@ -19,7 +19,8 @@ class CorpusStatus(BaseModel):
     exists: bool
     documents: int = 0
     chunks: int = 0
-    last_indexed: datetime | None = Field(None, description="when the embedded store last changed; None in server mode")
+    last_indexed: datetime | None = Field(None, description="when gatedrag last wrote the collection (an ingest or "
+                                          "index); None in server mode, or if written by an older version")
     location: str = Field(description="the embedded store's folder, or the Qdrant server")
 
 

@@ -33,11 +33,12 @@ from typing import Any
 
 import qdrant_edge as edge
 
-from program.retrieval.store import (DENSE, DENSE_SIZE, RRF_K, SPARSE, CollectionMissingError, Hit, Point,
+from program.retrieval.store import (DENSE, DENSE_SIZE, RRF_K, SPARSE, CollectionMissingError, Hit, Point, held,
                                      SparseVector, StoreCorruptError, StoreError, check_name, paged_payloads,
                                      StoreInUseError)
 
 CONFIG_FILE = "edge_config.json"  # written by EdgeShard.create: a folder without it holds no shard
+WRITES = ".writes"  # <folder>/.writes/<collection>: when gatedrag last wrote it (the engine touches files on open too)
 HNSW_MIN_POINTS = 150_000
 LOCK_FILE = ".lock"
 
@@ -57,10 +58,13 @@ class EdgeStore:
     def exists(self, collection: str) -> bool:
         return collection in self._shards or (self.folder / check_name(collection) / CONFIG_FILE).is_file()
 
+    def collections(self) -> list[str]:
+        return sorted(p.parent.name for p in self.folder.glob(f"*/{CONFIG_FILE}")) if self.folder.is_dir() else []
+
     def require(self, collection: str) -> None:
         if not self.exists(collection):
-            raise CollectionMissingError(f"no collection {collection!r} in {self.folder}; build it with: "
-                                         f"python -m program index (or ingest your files){self.missing_hint}")
+            raise CollectionMissingError(f"no collection {collection!r} in {self.folder} ({held(self.collections())}); "
+                                         f"build it with: python -m program index (or ingest your files){self.missing_hint}")
         probe = edge.QueryRequest(limit=1, query=edge.Query.Nearest([DENSE_SIZE ** -0.5] * DENSE_SIZE, using=DENSE),
                                   with_payload=True, with_vector=[DENSE])
         with self._engine(collection):  # subtle: a garbled vector or payload file shows only when read
@@ -73,15 +77,18 @@ class EdgeStore:
                 with self._engine(collection, write=True):
                     self._shards[collection] = edge.EdgeShard.create(str(self.folder / collection),
                                                                      _config(self.hnsw_min_points))
+                self._stamp(collection)
 
     def upsert(self, collection: str, points: Sequence[Point]) -> None:
         operation = edge.UpdateOperation.upsert_points([_point(p) for p in points])
         with self._writing, self._engine(collection, write=True):
             self._shard(collection).update(operation)
+            self._stamp(collection)
 
     def delete(self, collection: str, ids: Sequence[str]) -> None:
         with self._writing, self._engine(collection, write=True):
             self._shard(collection).update(edge.UpdateOperation.delete_points(list(ids)))
+            self._stamp(collection)
 
     def payloads(self, collection: str, fields: Sequence[str]) -> Iterator[tuple[str, dict[str, Any]]]:
         shard = self._shard(collection)
@@ -116,11 +123,20 @@ class EdgeStore:
             return self._shard(collection).count(edge.CountRequest(exact=True))
 
     def last_write(self, collection: str) -> datetime | None:
-        """The newest file time in the shard folder: every write appends to its log."""
-        if not self.exists(collection):
+        """When gatedrag last created, upserted into or deleted from the collection; None for one
+        last written by a version that kept no stamp."""
+        try:
+            written = (self.folder / WRITES / check_name(collection)).stat().st_mtime
+        except FileNotFoundError:
             return None
-        newest = max((_mtime(p) for p in (self.folder / collection).rglob("*")), default=0.0)
-        return datetime.fromtimestamp(newest, tz=timezone.utc)
+        return datetime.fromtimestamp(written, tz=timezone.utc)
+
+    def _stamp(self, collection: str) -> None:
+        # subtle: not the shard's own file times: opening a shard rewrites some, so a server started
+        # an hour ago would say the collection changed then
+        stamp = self.folder / WRITES / collection
+        stamp.parent.mkdir(exist_ok=True)
+        stamp.touch()
 
     def finish_bulk(self, collection: str) -> None:
         with self._writing, self._engine(collection, write=True):
@@ -174,14 +190,6 @@ def _engine_failure(error: BaseException) -> bool:
     """qdrant-edge raises a plain Exception, or pyo3's PanicException (a BaseException, like Ctrl-C) when
     Rust panics; anything else is ours, or an interrupt, and passes through."""
     return type(error) is Exception or type(error).__name__ == "PanicException"
-
-
-def _mtime(path: Path) -> float:
-    # subtle: an optimize running in another thread removes merged segments' files while they are listed
-    try:
-        return path.stat().st_mtime
-    except FileNotFoundError:
-        return 0.0
 
 
 @contextlib.contextmanager

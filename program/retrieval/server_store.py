@@ -22,7 +22,7 @@ from qdrant_client.http.exceptions import ResponseHandlingException, UnexpectedR
 
 from program.redaction import shown_url
 from program.retrieval.store import (DENSE, DENSE_SIZE, SPARSE, CollectionMissingError, Hit, Point, SparseVector,
-                                     StoreError, StoreUnreachableError, check_name, paged_payloads)
+                                     StoreError, StoreUnreachableError, check_name, held, paged_payloads)
 
 TIMEOUT_S = 5  # per request; a hybrid query on a healthy server takes milliseconds
 
@@ -43,10 +43,14 @@ class ServerStore:
         with self.reaching():
             return self.client.collection_exists(check_name(collection))
 
+    def collections(self) -> list[str]:
+        with self.reaching():
+            return sorted(c.name for c in self.client.get_collections().collections)
+
     def require(self, collection: str) -> None:
         if not self.exists(collection):
-            raise CollectionMissingError(f"no collection {collection!r} on {self.location}; build it with QDRANT_URL "
-                                         "set: python -m program index (or ingest your files)")
+            raise CollectionMissingError(f"no collection {collection!r} on {self.location} ({held(self.collections())}); "
+                                         "build it with QDRANT_URL set: python -m program index (or ingest your files)")
 
     def ensure(self, collection: str) -> None:
         if self.exists(collection):

@@ -74,8 +74,11 @@ class Store(Protocol):
 
     def exists(self, collection: str) -> bool: ...
 
+    def collections(self) -> list[str]:
+        """The names of the collections the store holds, sorted."""
+
     def require(self, collection: str) -> None:
-        """Raise CollectionMissingError, naming how to build it, unless the collection exists."""
+        """Raise CollectionMissingError, naming the collections there are and how to build it, unless it exists."""
 
     def ensure(self, collection: str) -> None:
         """Create the collection (the schema above) unless it exists."""
@@ -118,6 +121,14 @@ def paged_payloads(scroll: Callable[[Any, int], tuple[list, Any]]) -> Iterator[t
         yield from ((str(r.id), r.payload or {}) for r in records)
         if offset is None:
             return
+
+
+def held(collections: list[str], shown: int = 10) -> str:
+    """What a store holds, for an error about a collection it lacks: a mistyped name shows beside the right one."""
+    if not collections:
+        return "it holds no collection yet"
+    more = f", and {len(collections) - shown} more" if len(collections) > shown else ""
+    return f"it holds: {', '.join(collections[:shown])}{more}"
 
 
 def check_name(collection: str) -> str:

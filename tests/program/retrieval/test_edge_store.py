@@ -2,6 +2,7 @@
 files as one line, and reads beside writes from many threads."""
 
 import threading
+import time
 
 import pytest
 
@@ -28,6 +29,23 @@ def test_each_collection_is_a_shard_folder_and_writes_move_last_write(edge_store
     edge_store.upsert("c", [Point("00000000-0000-0000-0000-000000000001", [1.0] * 384, SparseVector([1], [1.0]),
                                   {"title": "A"})])
     assert edge_store.last_write("c") >= before
+
+
+def test_reopening_a_store_does_not_move_last_write_and_a_missing_collection_lists_those_there_are(edge_store):
+    edge_store.ensure("hotpotqa")
+    edge_store.upsert("hotpotqa", [point(1)])
+    edge_store.ensure("aws_docs")
+    written = edge_store.last_write("hotpotqa")
+    edge_store.close()
+    time.sleep(0.05)
+    again = EdgeStore(edge_store.folder)
+    again.count("hotpotqa")
+    assert again.last_write("hotpotqa") == written
+    with pytest.raises(CollectionMissingError, match=r"'hotpotq' in .* \(it holds: aws_docs, hotpotqa\); build it"):
+        again.require("hotpotq")
+    again.close()
+    with pytest.raises(CollectionMissingError, match="it holds no collection yet"):
+        EdgeStore(edge_store.folder.parent / "empty").require("x")
 
 
 def point(n: int, title: str = "A") -> Point:
