@@ -34,7 +34,8 @@ class Hints(BaseModel):
 
     intent: QueryType | None = Field(None, description="the question's type, if the caller knows it")
     known_context: str = Field("", max_length=4000, description="what the caller already knows; not fetched again")
-    constraints: str = Field("", max_length=500, description='e.g. "must include code examples"')
+    constraints: str = Field("", max_length=500, description='a requirement every query and the judge read, e.g. '
+                             '"must include code examples"')
     expansion_budget: int | None = Field(None, ge=0, le=10, description="extra retrieval rounds; 0 = one retrieval pass")
     required: list[Element] = Field([], max_length=10, description=f"what the answer must contain: {_ELEMENTS}")
     prohibited: list[Element] = Field([], max_length=10, description=f"what the answer must not contain: {_ELEMENTS}")

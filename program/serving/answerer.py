@@ -42,7 +42,8 @@ RESPONSE_S = 0.5  # of each request's time, kept to build and send its answer (o
 
 
 class AnswerRequest(Hints):
-    question: Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=MAX_QUESTION_CHARS)]
+    question: Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=MAX_QUESTION_CHARS)] = \
+        Field(description="the question, in plain words")
     include_trace: bool = Field(False, description="return the decision trace (one step per decision)")
     collection: str | None = Field(None, max_length=200, description="the collection to answer from (default: the "
                                    "served one); it searches only its own offline web corpus")

@@ -26,9 +26,11 @@ MAX_FILE_BYTES = 5 << 20  # a remote caller's single file; documentation pages a
 class IngestRequest(BaseModel):
     sources: list[str] = Field(min_length=1, max_length=MAX_SOURCES,
                                description="file or folder paths (under the configured ingest roots), archives, or http(s) URLs")
-    collection: str | None = Field(None, description="default: the configured collection")
-    include: list[str] = Field([], max_length=MAX_GLOBS, description="globs on paths inside folders and archives")
-    exclude: list[str] = Field([], max_length=MAX_GLOBS)
+    collection: str | None = Field(None, description="the collection to index into (default: the configured one)")
+    include: list[str] = Field([], max_length=MAX_GLOBS, description="globs on paths inside folders and "
+                                "archives to index (default: every readable file)")
+    exclude: list[str] = Field([], max_length=MAX_GLOBS, description="globs on paths inside folders and archives "
+                               "to leave out")
     prune: bool = Field(False, description="delete documents from these roots whose files are gone")
 
 

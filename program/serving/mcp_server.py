@@ -14,13 +14,15 @@ from __future__ import annotations
 
 import functools
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Literal
 
 from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
-from pydantic import Field
+from mcp.types import ToolAnnotations
+from pydantic import BaseModel, Field
 
 from program.answer_response import AnswerResponse
+from program.criteria import CHECKS
 from program.serving.answerer import Answerer, AnswerRequest, load_program, start_lm
 from program.retrieval.corpus_status import CorpusStatus, corpus_status
 from program.retrieval.fetch import Resolve
@@ -37,54 +39,76 @@ INSTRUCTIONS = ("gatedrag answers questions from an indexed document collection 
                 "quality and next-step suggestions; when the evidence is insufficient it returns a structured "
                 "`fallback` with web searches to run instead of a guess. `search_corpus` returns raw passages.")
 MAX_TOP_K = 20
+CheckName = Literal[tuple(sorted(CHECKS))]  # an enum in the tool's schema
+
+
+def _about(model: type[BaseModel], field: str) -> Field:
+    """A tool parameter's description: the request model's own, so MCP and HTTP describe it alike."""
+    return Field(description=model.model_fields[field].description)
+
+
+def _ask(field: str):
+    return _about(AnswerRequest, field)
+
+
+def _add(field: str):
+    return _about(IngestRequest, field)
 
 
 def create_mcp_server(answerer: Answerer, settings: Settings, *, resolve: Resolve | None = None) -> MCPServer:
     server = MCPServer("gatedrag", instructions=INSTRUCTIONS)
     search = HybridSearch.from_settings(settings, "index")
 
-    @server.tool()
+    # answer may ingest its seed url and search the web; it deletes nothing
+    @server.tool(annotations=ToolAnnotations(read_only_hint=False, destructive_hint=False, idempotent_hint=False,
+                                             open_world_hint=True))
     @_reported
-    def answer(question: str, intent: QueryType | None = None, known_context: str = "", constraints: str = "",
-               expansion_budget: int | None = None, include_trace: bool = False,
-               collection: str | None = None, required: list[str] | None = None, prohibited: list[str] | None = None,
-               check: str | None = None, session_id: str | None = None, url: str | None = None) -> AnswerResponse:
+    def answer(question: Annotated[str, _ask("question")],
+               intent: Annotated[QueryType | None, _ask("intent")] = None,
+               known_context: Annotated[str, _ask("known_context")] = "",
+               constraints: Annotated[str, _ask("constraints")] = "",
+               expansion_budget: Annotated[int | None, _ask("expansion_budget")] = None,
+               include_trace: Annotated[bool, _ask("include_trace")] = False,
+               collection: Annotated[str | None, _ask("collection")] = None,
+               required: Annotated[list[str] | None, _ask("required")] = None,
+               prohibited: Annotated[list[str] | None, _ask("prohibited")] = None,
+               check: Annotated[CheckName | None, _ask("check")] = None,
+               session_id: Annotated[str | None, _ask("session_id")] = None,
+               url: Annotated[str | None, _ask("url")] = None) -> AnswerResponse:
         """Answer a question from the collection with [n] citations, confidence (0-100), retrieval quality,
-        suggestions and related queries. Optional hints: intent (factual, comparison, how_to, exploratory) skips
-        classification; known_context is what you already know (not fetched again); constraints (e.g. "must
-        include code examples") ride along with every query and the judge; expansion_budget caps the extra
-        retrieval rounds (0 = one retrieval pass); include_trace returns every decision; collection names
-        another collection to answer from (default: the served one). Acceptance criteria: required and
-        prohibited list what the answer must and must not contain (plain text, case-insensitive whole words,
-        or "re:" and a regular expression); check names a domain check (aws_region, no_deprecated,
-        code_example). A failed criterion gets the answer one repair; `acceptance` reports its score before
-        and after. session_id continues a conversation, so a follow-up ("What about its pricing?") is
-        rewritten with its recent turns' topics (by default the last 5, for 10 minutes). url is a seed page: it
-        is ingested first, then the best of its links may be followed (expansion_steps shows the traversal)."""
+        suggestions and related queries; when the evidence is insufficient, a structured `fallback` with web
+        searches to run instead of a guess. A failed acceptance criterion (required, prohibited, check) gets the
+        answer one repair, and `acceptance` reports its score before and after."""
         request = AnswerRequest(question=question, intent=intent, known_context=known_context, constraints=constraints,
                                 expansion_budget=expansion_budget, include_trace=include_trace, collection=collection,
                                 required=required or [], prohibited=prohibited or [], check=check, session_id=session_id,
                                 url=url)
         return answerer.answer(request)
 
-    @server.tool()
+    @server.tool(annotations=ToolAnnotations(read_only_hint=True, open_world_hint=False))
     @_reported
-    def search_corpus(query: str, top_k: Annotated[int, Field(ge=1, le=MAX_TOP_K)] = 5) -> list[Passage]:
+    def search_corpus(query: Annotated[str, Field(description="what to search the collection for")],
+                      top_k: Annotated[int, Field(ge=1, le=MAX_TOP_K, description="passages to return")] = 5
+                      ) -> list[Passage]:
         """Retrieval only: the top passages of the collection for a query (hybrid dense + BM25), best first,
         each with its fused score and dense similarity. No LM, no query expansion."""
         if not query.strip():
             raise ValueError("the query is empty")
         return search(query, top_k)
 
-    @server.tool(name="ingest")
+    # prune deletes documents, and each call re-reads its sources, which may have changed
+    @server.tool(name="ingest", annotations=ToolAnnotations(read_only_hint=False, destructive_hint=True,
+                                                            idempotent_hint=False, open_world_hint=True))
     @_reported
-    def ingest_sources(sources: list[str], collection: str | None = None, include: list[str] | None = None,
-                       exclude: list[str] | None = None, prune: bool = False) -> IngestReport:
+    def ingest_sources(sources: Annotated[list[str], _add("sources")],
+                       collection: Annotated[str | None, _add("collection")] = None,
+                       include: Annotated[list[str] | None, _add("include")] = None,
+                       exclude: Annotated[list[str] | None, _add("exclude")] = None,
+                       prune: Annotated[bool, _add("prune")] = False) -> IngestReport:
         """Index files, folders, archives (.tar.gz, .zip) or http(s) URLs into the collection, incrementally:
-        only what changed is re-embedded. Formats: markdown, reStructuredText, Python, text, HTML, JSON/JSONL
-        records. include/exclude are globs on paths inside folders and archives; prune deletes documents of
-        these folders whose files are gone. Files must lie under the server's ingest roots; URLs need the
-        online web backend and a public host."""
+        only what changed is re-embedded. Formats: markdown, reStructuredText, HTML, text, JSON/JSONL records,
+        and code (Python, TypeScript, JavaScript, Rust, Go). Files must lie under the server's ingest roots;
+        URLs need the online web backend and a public host (or one in GATEDRAG_FETCH_ALLOW_HOSTS)."""
         request = IngestRequest(sources=sources, collection=collection, include=include or [], exclude=exclude or [],
                                 prune=prune)
         check_confined(request.sources, settings)
@@ -92,7 +116,7 @@ def create_mcp_server(answerer: Answerer, settings: Settings, *, resolve: Resolv
         return ingest(request.sources, settings, collection=request.collection, include=request.include,
                       exclude=request.exclude, prune=request.prune, resolve=resolve)
 
-    @server.tool(name="corpus_status")
+    @server.tool(name="corpus_status", annotations=ToolAnnotations(read_only_hint=True, open_world_hint=False))
     @_reported
     def status() -> CorpusStatus:
         """The collection's documents, chunks, and when it was last indexed."""

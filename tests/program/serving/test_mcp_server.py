@@ -78,6 +78,31 @@ def test_the_answer_tool_publishes_the_contracts_output_schema(config):
     assert schema["properties"]["schema_version"]["const"] == SCHEMA_VERSION
 
 
+def test_every_tool_parameter_is_described_fixed_values_are_enums_and_tools_say_what_they_change(config):
+    async def tools():
+        async with Client(create_mcp_server(fake_answerer(config), config)) as client:
+            return {t.name: t for t in (await client.list_tools()).tools}
+
+    listed = anyio.run(tools)
+    assert set(listed) == TOOLS
+    for tool in listed.values():
+        assert tool.description and tool.output_schema, tool.name  # structured output beside the text
+        for name, schema in tool.input_schema["properties"].items():
+            assert schema.get("description"), f"{tool.name}.{name} has no description"
+    enum = lambda p: next(x["enum"] for x in listed["answer"].input_schema["properties"][p]["anyOf"] if "enum" in x)  # noqa: E731
+    assert enum("check") == ["aws_region", "code_example", "no_deprecated"]
+    assert enum("intent") == ["factual", "comparison", "how_to", "exploratory"]
+    hints = {name: tool.annotations for name, tool in listed.items()}
+    assert hints["search_corpus"].read_only_hint and hints["corpus_status"].read_only_hint
+    assert hints["ingest"].idempotent_hint is False and hints["ingest"].destructive_hint
+    assert hints["answer"].read_only_hint is False and hints["answer"].destructive_hint is False
+
+
+def test_an_unknown_check_is_refused_by_the_schema(config):
+    (result,) = call(create_mcp_server(fake_answerer(config), config), ("answer", {"question": "x", "check": "spelling"}))
+    assert result.is_error and "check" in result.content[0].text
+
+
 def test_bad_arguments_are_tool_errors_with_a_reason(config):
     server = create_mcp_server(fake_answerer(config), config)
     empty, budget, blank, pattern = call(server, ("answer", {"question": "  "}),
