@@ -38,7 +38,7 @@ def exit_with(code: int) -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
-    return run_command(_parser().parse_args(argv))
+    return run_command(parser().parse_args(argv))
 
 
 def run_command(args: argparse.Namespace) -> int:
@@ -62,7 +62,7 @@ def run_command(args: argparse.Namespace) -> int:
         return INTERRUPTED
 
 
-def _parser() -> argparse.ArgumentParser:
+def parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="python -m program", description="gatedrag: evaluation-gated retrieval")
     sub = parser.add_subparsers(required=True, metavar="COMMAND")
 
@@ -70,7 +70,7 @@ def _parser() -> argparse.ArgumentParser:
     index.add_argument("--corpus", choices=["hotpotqa", "aws_docs"], default="hotpotqa",
                        help="hotpotqa (default) or aws_docs (the AWS guides, collection aws_docs)")
     index.add_argument("--shared-data", type=Path, help="folder holding hotpotqa/ and aws_docs/ (default ../shared/data)")
-    index.add_argument("--data-dir", type=Path, help="where indexes and caches go (default .gatedrag)")
+    add_data_dir(index)
     index.add_argument("--collection", help="default: the corpus's name")
     index.add_argument("--no-progress", action="store_true", help="no progress bars")
     index.set_defaults(run=_index)
@@ -85,7 +85,7 @@ def _parser() -> argparse.ArgumentParser:
                         ".go; JavaScript only when included, e.g. --include '*.js')")
     ingest.add_argument("--exclude", action="append", default=[], metavar="GLOB", help="skip matching paths (repeatable)")
     ingest.add_argument("--prune", action="store_true", help="delete documents of these roots whose files are gone")
-    ingest.add_argument("--data-dir", type=Path)
+    add_data_dir(ingest)
     ingest.add_argument("--no-progress", action="store_true", help="no progress bars")
     ingest.set_defaults(run=_ingest)
 
@@ -97,7 +97,7 @@ def _parser() -> argparse.ArgumentParser:
     ask.add_argument("--profile", choices=["local", "openai"], help="LM profile (default: openai if OPENAI_API_KEY is set, else local)")
     ask.add_argument("--local-model", choices=["qwen2.5-coder-0.5b", "qwen2.5-coder-1.5b"], help="model of the local profile")
     ask.add_argument("--program", type=Path, help="a compiled program JSON (prompts, demos, thresholds)")
-    ask.add_argument("--data-dir", type=Path)
+    add_data_dir(ask)
     ask.add_argument("--collection", help="the collection to answer from (default hotpotqa)")
     ask.add_argument("--web", choices=["tavily", "offline", "none"], help="the web backend (default: tavily if "
                      "TAVILY_API_KEY is set, else the collection's offline web corpus if it has one)")
@@ -121,7 +121,7 @@ def _parser() -> argparse.ArgumentParser:
         command = sub.add_parser(name, help=help_text)
         command.add_argument("--program", type=Path, help="a compiled program JSON (prompts, demos, thresholds)")
         command.add_argument("--profile", choices=["local", "openai"])
-        command.add_argument("--data-dir", type=Path)
+        add_data_dir(command)
         command.add_argument("--collection", help="the collection served by default (requests may name another)")
         command.add_argument("--web", choices=["tavily", "offline", "none"])
         command.add_argument("--timeout", type=float, help="soft per-request limit in seconds (default 60)")
@@ -130,6 +130,11 @@ def _parser() -> argparse.ArgumentParser:
             command.add_argument("--port", type=int, help="default 8000")
         command.set_defaults(run=run)
     return parser
+
+
+def add_data_dir(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--data-dir", type=Path, help="indexes, web cache, sessions and runs (default: "
+                        "$GATEDRAG_DATA_DIR, else .gatedrag)")
 
 
 def settings_from_args(args: argparse.Namespace, **names: str):

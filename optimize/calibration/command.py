@@ -15,7 +15,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from program.cli import UsageError, settings_from_args
+from program.cli import UsageError, add_data_dir, settings_from_args
 
 SYSTEM = "gated"
 
@@ -149,5 +149,5 @@ def add_parsers(sub) -> None:
                      "<run folder>/program.json)")
     cal.add_argument("--check", metavar="RUN", help="another eval run to measure before/after on; its questions "
                      "are left out of the fit")
-    cal.add_argument("--data-dir", type=Path)
+    add_data_dir(cal)
     cal.set_defaults(run=calibrate_command)

@@ -13,7 +13,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from program.cli import INTERRUPTED, UsageError, settings_from_args
+from program.cli import INTERRUPTED, UsageError, add_data_dir, settings_from_args
 
 DEFAULT_THREADS = {"local": 1, "openai": 8}
 DEFAULT_TIMEOUT_S = 240.0
@@ -210,14 +210,14 @@ def add_parsers(sub, positive_int) -> None:
     ev.add_argument("--profile", choices=["local", "openai"])
     ev.add_argument("--local-model", choices=["qwen2.5-coder-0.5b", "qwen2.5-coder-1.5b"])
     ev.add_argument("--out", type=Path, help="the run folder (default: <data dir>/runs/<run id>)")
-    ev.add_argument("--data-dir", type=Path)
+    add_data_dir(ev)
     ev.add_argument("--no-progress", dest="progress", action="store_false")
     ev.set_defaults(run=eval_command)
     cmp = sub.add_parser("compare", help="metric deltas B-A with paired 95%% CIs, and flipped questions")
     cmp.add_argument("run_a", help="run id (under <data dir>/runs) or run folder")
     cmp.add_argument("run_b")
     cmp.add_argument("--out", type=Path, help="where to write the Markdown (default: <run B>/compare.md)")
-    cmp.add_argument("--data-dir", type=Path)
+    add_data_dir(cmp)
     cmp.set_defaults(run=compare_command)
     side = sub.add_parser("corpora", help="several eval runs side by side: one row per corpus and system", description=(
         "Read each run's summary.json and print one table, a row per corpus and system: F1, evidence recall, "
@@ -225,5 +225,5 @@ def add_parsers(sub, positive_int) -> None:
         "in the same run; written as Markdown too."))
     side.add_argument("runs", nargs="+", help="run ids (under <data dir>/runs) or run folders")
     side.add_argument("--out", type=Path, required=True, help="where to write the Markdown table")
-    side.add_argument("--data-dir", type=Path)
+    add_data_dir(side)
     side.set_defaults(run=corpora_command)

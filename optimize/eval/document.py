@@ -24,9 +24,19 @@ class Text:
 
 
 @dataclass
+class Link:
+    """A table cell that opens something: a question's MLflow trace."""
+    text: str
+    url: str
+
+
+Cell = str | Link
+
+
+@dataclass
 class Table:
     headers: list[str]
-    rows: list[list[str]]
+    rows: list[list[Cell]]
 
 
 @dataclass
@@ -44,7 +54,8 @@ class Code:
 Block = Heading | Text | Table | Figure | Code
 CSS = ("body{font-family:system-ui,sans-serif;max-width:1100px;margin:2em auto;padding:0 1em;color:#222}"
        "table{border-collapse:collapse;margin:1em 0;font-size:14px}td,th{border:1px solid #ccc;padding:3px 8px;"
-       "text-align:left}th{background:#f3f3f3}pre{background:#f7f7f7;padding:8px;overflow-x:auto;font-size:12px}"
+       "text-align:left}th{background:#f3f3f3}pre{background:#f7f7f7;padding:8px;white-space:pre-wrap;"
+       "overflow-wrap:anywhere;font-size:12px}"
        "figure{margin:1em 0}figcaption{font-size:13px;color:#555}")
 
 
@@ -65,7 +76,7 @@ def number(value: float | None, digits: int = 3) -> str:
 
 def to_text(table: Table) -> str:
     """A table as aligned plain text, for the terminal."""
-    rows = [table.headers, *table.rows]
+    rows = [table.headers, *([_plain(c) for c in row] for row in table.rows)]
     widths = [max(len(row[i]) for row in rows) for i in range(len(table.headers))]
     return "\n".join("  ".join(cell.ljust(w) for cell, w in zip(row, widths)).rstrip() for row in rows)
 
@@ -76,7 +87,7 @@ def _markdown(block: Block, figures_dir: str) -> str:
     if isinstance(block, Text):
         return block.text
     if isinstance(block, Table):
-        cells = lambda row: "| " + " | ".join(c.replace("|", "\\|").replace("\n", " ") for c in row) + " |"  # noqa: E731
+        cells = lambda row: "| " + " | ".join(_markdown_cell(c) for c in row) + " |"  # noqa: E731
         return "\n".join([cells(block.headers), cells(["---"] * len(block.headers)), *map(cells, block.rows)])
     if isinstance(block, Figure):
         return f"![{block.caption}]({figures_dir}/{block.name})"
@@ -90,10 +101,25 @@ def _html(block: Block) -> str:
         return f"<p>{html.escape(block.text)}</p>"
     if isinstance(block, Table):
         head = "".join(f"<th>{html.escape(h)}</th>" for h in block.headers)
-        rows = "".join("<tr>" + "".join(f"<td>{html.escape(c)}</td>" for c in row) + "</tr>" for row in block.rows)
+        rows = "".join("<tr>" + "".join(f"<td>{_html_cell(c)}</td>" for c in row) + "</tr>" for row in block.rows)
         return f"<table><tr>{head}</tr>{rows}</table>"
     if isinstance(block, Figure):
         data = base64.b64encode(block.png).decode("ascii")
         return (f"<figure><img alt='{html.escape(block.caption)}' src='data:image/png;base64,{data}'>"
                 f"<figcaption>{html.escape(block.caption)}</figcaption></figure>")
     return f"<pre>{html.escape(block.text)}</pre>"
+
+
+def _plain(cell: Cell) -> str:
+    return cell.text if isinstance(cell, Link) else cell
+
+
+def _markdown_cell(cell: Cell) -> str:
+    text = _plain(cell).replace("|", "\\|").replace("\n", " ")
+    return f"[{text}]({cell.url})" if isinstance(cell, Link) else text
+
+
+def _html_cell(cell: Cell) -> str:
+    if isinstance(cell, Link):
+        return f"<a href='{html.escape(cell.url, quote=True)}'>{html.escape(cell.text)}</a>"
+    return html.escape(cell)

@@ -13,6 +13,7 @@ from pathlib import Path
 import dspy
 
 from optimize.durable import write_atomic
+from optimize.eval.question_traces import trace_urls
 from optimize.eval.records import Record, RecordLog, announce_recovery
 from optimize.eval.report import write_report
 from optimize.eval.run_config import EvalConfig
@@ -35,12 +36,12 @@ def run_eval(config: EvalConfig, settings: Settings, folder: Path, programs: dic
         records: list[Record] = []
         for name, program in programs.items():
             records += run_examples(program, examples, name, log, score, threads, config.time_limit_s, progress,
-                                    hide_gold=config.hide_gold)
+                                    hide_gold=config.hide_gold, finished=lambda r: tracking.log_trace(r, folder))
         summary = summarize(records, config.run_id, split=config.split, dataset=config.dataset,
                             program=config.program, profile=config.profile, model=config.model, judge=config.judge,
                             web=config.web, web_note=config.web_note, hide_gold=config.hide_gold,
                             collection=config.collection, recovered=recovery)
-        written = write_report(records, summary, folder)
+        written = write_report(records, summary, folder, trace_urls(folder))
         tracking.log_summary(summary)
         tracking.log_files([*written, log.path], folder)
     return summary

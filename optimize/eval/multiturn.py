@@ -19,7 +19,7 @@ import time
 from pathlib import Path
 
 from optimize.cli import Parser, positive_int
-from program.cli import UsageError, run_command, settings_from_args
+from program.cli import UsageError, add_data_dir, run_command, settings_from_args
 
 MODES = ("off", "on")
 RESULTS = "results.jsonl"
@@ -174,7 +174,7 @@ def parser() -> Parser:
     p.add_argument("--profile", choices=["local", "openai"])
     p.add_argument("--local-model", choices=["qwen2.5-coder-0.5b", "qwen2.5-coder-1.5b"])
     p.add_argument("--out", type=Path, help="the run folder (default: <data dir>/runs/multiturn)")
-    p.add_argument("--data-dir", type=Path)
+    add_data_dir(p)
     p.set_defaults(run=run)
     return p
 

@@ -1,10 +1,12 @@
 """The eval report: all systems side by side, as report.md (+ plots/*.png), report.html and summary.json.
 
-Sections: the headline metrics with 95% CIs (quality, abstention, LM cost, latency, web use
-against the holdout labels), the other metrics, latency, what the loop did (actions, judge
-rounds, endings, gate rules), the confidence's calibration (ECE, AUROC, reliability diagram),
-web-holdout vs local-only questions, question types, and the worst examples with their traces. `write_report` is the only entry point; it reads records and a summary and
-writes files, nothing else.
+Sections: the headline metrics with 95% CIs (quality, abstention, LM cost, latency over all and
+over answered questions, web use against the holdout labels), the other metrics, latency, what
+the loop did (actions, judge rounds, endings, gate rules), the confidence's calibration (ECE,
+AUROC, reliability diagram), web-holdout vs local-only questions and HotpotQA's question types
+(only where the dataset labels them), the worst examples with their traces, and one row per
+question across the systems, each linked to its MLflow trace. `write_report` is the only entry
+point; it reads records and a summary and writes files, nothing else.
 """
 
 from __future__ import annotations
@@ -13,20 +15,22 @@ from pathlib import Path
 
 from optimize.durable import write_atomic
 from optimize.eval import plots
-from optimize.eval.document import Block, Code, Figure, Heading, Table, Text, number, to_html, to_markdown
+from optimize.eval.document import Block, Cell, Code, Figure, Heading, Link, Table, Text, number, to_html, to_markdown
 from optimize.eval.records import Record
 from optimize.eval.summary import MAIN, METRICS, RunSummary, SystemSummary
-from optimize.eval.stats import Estimate
+from optimize.eval.stats import Estimate, percentile
 
 FIGURES = "plots"
 # the overall table's first rows, in this order; the other metrics follow in their own table
 HEADLINE = (*MAIN, "abstained", "lm_calls", "prompt_tokens")
 LABELS = {"abstained": "abstention rate", "lm_calls": "LM calls / question", "prompt_tokens": "prompt tokens / question"}
+QUESTION_CHARS = 90  # a question is cut to this in the per-question table; the trace has it whole
+Traces = dict[tuple[str, str], str]  # (system, qid) -> the address of its MLflow trace
 
 
-def write_report(records: list[Record], summary: RunSummary, folder: Path) -> list[Path]:
-    """Write the report files into `folder`; returns their paths."""
-    blocks = report_blocks(records, summary)
+def write_report(records: list[Record], summary: RunSummary, folder: Path, traces: Traces | None = None) -> list[Path]:
+    """Write the report files into `folder`; returns their paths. `traces` links questions to their MLflow traces."""
+    blocks = report_blocks(records, summary, traces or {})
     (folder / FIGURES).mkdir(parents=True, exist_ok=True)
     written = []
     for figure in (b for b in blocks if isinstance(b, Figure)):
@@ -40,7 +44,7 @@ def write_report(records: list[Record], summary: RunSummary, folder: Path) -> li
     return written
 
 
-def report_blocks(records: list[Record], summary: RunSummary) -> list[Block]:
+def report_blocks(records: list[Record], summary: RunSummary, traces: Traces) -> list[Block]:
     systems = summary.systems
     seconds = {s.system: [r.seconds for r in records if r.system == s.system] for s in systems}
     return [
@@ -49,7 +53,7 @@ def report_blocks(records: list[Record], summary: RunSummary) -> list[Block]:
              f"LM {summary.model} ({summary.profile}); support judge {summary.judge}{_conditions(summary)}. "
              "Means over all questions (timeouts and errors included, scored as what they returned) "
              "with 95% bootstrap confidence intervals."),
-        Heading("Overall"), _overall(systems),
+        Heading("Overall"), _overall(systems, records),
         Text("EM and F1 score the short answer against the best of the gold answers; an abstention scores as no "
              "answer. On an unanswerable question (the documents do not answer it) abstaining is correct: EM and F1 "
              "are 1 when the program abstained and 0 when it answered, and the evidence and citation metrics do not "
@@ -64,13 +68,9 @@ def report_blocks(records: list[Record], summary: RunSummary) -> list[Block]:
         _counts_table("ended", {s.system: s.ended for s in systems}),
         Heading("Gate rules", 3), _rules(systems),
         Heading("Confidence"), *_confidence(systems),
-        Heading("Web-holdout vs local-only questions"),
-        Text("A web-holdout question has one gold paragraph kept out of the local index: only a web search finds it."),
-        _slice_table("questions", {s.system: s.by_holdout for s in systems}),
-        Heading("By question type"),
-        Text("HotpotQA's type (bridge, comparison) where known, else the type the program gave the question."),
-        _slice_table("type", {s.system: s.by_type for s in systems}),
-        Heading("Worst examples"), *[b for s in systems for b in _worst(s, records)],
+        *_labelled_slices(systems, records),
+        Heading("Worst examples"), *[b for s in systems for b in _worst(s, records, traces)],
+        Heading("Every question"), *_per_question(systems, records, traces),
     ]
 
 
@@ -82,16 +82,29 @@ def _conditions(summary: RunSummary) -> str:
     return web + ("; each question's gold paragraphs hidden from retrieval" if summary.hide_gold else "")
 
 
-def _overall(systems: list[SystemSummary]) -> Table:
+def _overall(systems: list[SystemSummary], records: list[Record]) -> Table:
     table = _metrics_table([m for m in HEADLINE if m in METRICS], systems)
+    # subtle: a refusal with no LM call takes no time, so over all questions a system that refuses
+    # often looks fast; the answered questions' latency is what a user waits for an answer
+    answered = {s.system: [r.seconds for r in records if r.system == s.system and _answered(r)] for s in systems}
     table.rows += [["latency p50 (s)", *(f"{s.latency_p50_s:.1f}" for s in systems)],
                    ["latency p95 (s)", *(f"{s.latency_p95_s:.1f}" for s in systems)],
+                   ["latency p50, answered (s)", *(number(_p(answered[s.system], 50), 1) for s in systems)],
+                   ["latency p95, answered (s)", *(number(_p(answered[s.system], 95), 1) for s in systems)],
                    ["abstention rate, answerable", *(str(s.abstained_answerable) for s in systems)],
                    ["abstention rate, unanswerable", *(str(s.abstained_unanswerable) for s in systems)],
                    ["web precision (holdout)", *(str(s.web_precision) for s in systems)],
                    ["web recall (holdout)", *(str(s.web_recall) for s in systems)],
                    ["status", *(", ".join(f"{k} {v}" for k, v in s.status.items()) for s in systems)]]
     return table
+
+
+def _answered(record: Record) -> bool:
+    return record.result is not None and not record.result.abstained and record.status == "ok"
+
+
+def _p(values: list[float], q: float) -> float | None:
+    return percentile(values, q) if values else None
 
 
 def _metrics_table(names: list[str], systems: list[SystemSummary]) -> Table:
@@ -132,15 +145,63 @@ def _slice_table(label: str, slices: dict[str, dict[str, dict[str, Estimate]]]) 
     return Table(["system", label, "n", *MAIN], rows)
 
 
-def _worst(system: SystemSummary, records: list[Record]) -> list[Block]:
+def _labelled_slices(systems: list[SystemSummary], records: list[Record]) -> list[Block]:
+    """The HotpotQA-labelled slices, only for a dataset that labels its questions so."""
+    blocks: list[Block] = []
+    if any(r.holdout_title for r in records):
+        blocks += [Heading("Web-holdout vs local-only questions"),
+                   Text("A web-holdout question has one gold paragraph kept out of the local index: only a web "
+                        "search finds it."),
+                   _slice_table("questions", {s.system: s.by_holdout for s in systems})]
+    if any(r.hotpot_type for r in records):
+        blocks += [Heading("By question type"),
+                   Text("HotpotQA's type (bridge, comparison) where known, else the type the program gave the question."),
+                   _slice_table("type", {s.system: s.by_type for s in systems})]
+    return blocks
+
+
+def _worst(system: SystemSummary, records: list[Record], traces: Traces) -> list[Block]:
     by_qid = {r.qid: r for r in records if r.system == system.system}
     blocks: list[Block] = [Heading(system.system, 3)]
     for record in (by_qid[q] for q in system.worst):
         blocks += [Text(f"{record.qid} [{record.status}] composite {record.scores.composite:.2f}. "
-                        f"Q: {record.question} Gold: {record.gold}.{_short_answer(record)} Answer: {record.answer or '(none)'}"
-                        + (f" Error: {record.error}" if record.error else "")),
+                        f"Q: {record.question} Gold: {_gold(record)}.{_short_answer(record)} Answer: "
+                        f"{record.answer or '(none)'}" + (f" Error: {record.error}" if record.error else "")
+                        + (f" MLflow trace: {traces[(record.system, record.qid)]}" if (record.system, record.qid) in traces
+                           else "")),
                    Code(_trace(record))]
     return blocks
+
+
+def _per_question(systems: list[SystemSummary], records: list[Record], traces: Traces) -> list[Block]:
+    """One row per question: its gold, and each system's short answer, whether it was right, and its trace."""
+    by_key = {(r.system, r.qid): r for r in records}
+    qids = list(dict.fromkeys(r.qid for r in records))
+    first = {r.qid: r for r in reversed(records)}
+    headers = ["question", "gold", *(h for s in systems for h in (s.system, "right", "trace"))]
+    rows = [[_cut(first[q].question), _gold(first[q]), *(c for s in systems for c in _cells(by_key.get((s.system, q)), traces))]
+            for q in qids]
+    return [Text("Right: short-answer F1 of at least 0.5, or an abstention on an unanswerable question. Each trace "
+                 "link opens the question in `mlflow ui` (started on its default address, over this data dir's store)."),
+            Table(headers, rows)]
+
+
+def _cells(record: Record | None, traces: Traces) -> list[Cell]:
+    if record is None:
+        return ["–", "–", "–"]
+    answer = "(abstained)" if record.result and record.result.abstained else (
+        record.result.short_answer or record.answer if record.result else f"({record.status})")
+    url = traces.get((record.system, record.qid))
+    return [_cut(answer), "yes" if record.right else "no", Link("trace", url) if url else "–"]
+
+
+def _gold(record: Record) -> str:
+    return record.gold if record.answerable else "(unanswerable)"
+
+
+def _cut(text: str) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= QUESTION_CHARS else text[:QUESTION_CHARS - 1] + "…"
 
 
 def _short_answer(record: Record) -> str:

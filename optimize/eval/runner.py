@@ -57,8 +57,9 @@ class _Crash:
 
 def run_examples(program: dspy.Module, examples: list[dspy.Example], system: str, log: RecordLog, score: Score,
                  threads: int = 1, time_limit_s: float | None = None, progress: bool = True,
-                 hide_gold: bool = False) -> list[Record]:
-    """Every example's record for `system`, in example order: resumed from the log or run now."""
+                 hide_gold: bool = False, finished: Callable[[Record], object] = lambda record: None) -> list[Record]:
+    """Every example's record for `system`, in example order: resumed from the log or run now.
+    `finished` sees each record run now, as written."""
     wanted = {e.qid for e in examples}
     records = {r.qid: r for r in log.read() if r.system == system and r.qid in wanted}
     todo = [e for e in examples if e.qid not in records]
@@ -66,6 +67,7 @@ def run_examples(program: dspy.Module, examples: list[dspy.Example], system: str
     with tqdm(total=len(examples), initial=len(records), desc=system, disable=not progress, unit="q") as bar:
         for record in _run(program, todo, system, score, threads, time_limit_s, hard_s, hide_gold):
             records[record.qid] = log.append(record)  # as written: redacted
+            finished(records[record.qid])
             bar.update()
             bar.set_postfix_str(postfix(list(records.values())))
     return [records[e.qid] for e in examples]

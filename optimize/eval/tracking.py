@@ -5,7 +5,8 @@ deprecates the plain-folder store), created whole or not at all, with artifacts 
 eval run folder is one MLflow run: its id is kept in the folder, so a resumed eval continues the
 same MLflow run (and one killed before its id was saved is found by its folder tag). A run that
 raises ends FAILED, an interrupted one KILLED, never left RUNNING. Only the params given are
-logged, and any value holding a configured secret is dropped. This module does not evaluate.
+logged, and any value holding a configured secret is dropped. Each question finished in the run
+gets its MLflow trace. This module does not evaluate.
 """
 
 from __future__ import annotations
@@ -17,11 +18,14 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Iterator
 
+import mlflow
 from mlflow import MlflowClient
 from mlflow.entities import Metric, Param, RunStatus
 from mlflow.exceptions import MlflowException
 
 from optimize.durable import write_atomic
+from optimize.eval.question_traces import log_question_trace, remember_trace
+from optimize.eval.records import Record
 from optimize.eval.summary import RunSummary
 from program.settings import Settings
 
@@ -41,6 +45,7 @@ def tracked_run(settings: Settings, folder: Path, params: dict[str, object],
     if not settings.mlflow_tracking_uri:
         _create_local_store(_local_store(settings))
     client = MlflowClient(tracking_uri(settings))
+    mlflow.set_tracking_uri(tracking_uri(settings))  # where the question traces go (mlflow's tracing is global)
     run_id = _resume(client, folder) or _create(client, settings, folder, experiment)
     client.log_batch(run_id, params=[Param(k, str(v)) for k, v in _without_secrets(params, settings).items()])
     try:
@@ -81,6 +86,15 @@ def _create_local_store(path: Path) -> None:
 class EvalTracking:
     def __init__(self, client: MlflowClient, run_id: str):
         self.client, self.run_id = client, run_id
+        self.experiment_id = client.get_run(run_id).info.experiment_id
+
+    def log_trace(self, record: Record, folder: Path | None = None) -> str:
+        """The question's MLflow trace, linked to this run (`optimize.eval.question_traces`), and
+        noted in `folder`'s trace list when given."""
+        trace_id = log_question_trace(record, self.experiment_id, self.run_id)
+        if folder is not None:
+            remember_trace(folder, record, trace_id, self.experiment_id)
+        return trace_id
 
     def log_summary(self, summary: RunSummary) -> None:
         """Per-system metrics, prefixed by the system: gated.f1, gated.abstained (the abstention rate),

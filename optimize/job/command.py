@@ -14,7 +14,7 @@ import sys
 from pathlib import Path
 
 from program.cli import INTERRUPTED, UsageError
-from program.cli import settings_from_args
+from program.cli import add_data_dir, settings_from_args
 
 EXPERIMENT = "gatedrag-optimize"
 
@@ -163,8 +163,6 @@ def export_command(args: argparse.Namespace) -> int:
     folder = Path(args.run_id) if Path(args.run_id).is_dir() else settings.data_dir / "runs" / args.run_id
     if not (folder / PROGRAM).is_file():
         raise UsageError(f"no compiled program in {folder}: has the run finished its threshold phase?")
-    if not args.prompts:
-        raise UsageError("say what to export: --prompts")
     for path in export_prompts(folder / PROGRAM, args.out or folder / "prompts"):
         print(path)
     return 0
@@ -198,14 +196,15 @@ def add_parsers(sub, positive_int) -> None:
     run.add_argument("--dry-run", action="store_true", help="estimate LM calls and cost, spend nothing")
     run.add_argument("--profile", choices=["local", "openai"])
     run.add_argument("--local-model", choices=["qwen2.5-coder-0.5b", "qwen2.5-coder-1.5b"])
-    run.add_argument("--data-dir", type=Path)
+    add_data_dir(run)
     run.add_argument("--collection", help="the collection searched (default: the dataset's own for hotpotqa and "
                      "aws_docs, else the configured one)")
     run.add_argument("--no-progress", dest="progress", action="store_false")
     run.set_defaults(run=run_command)
     export = sub.add_parser("export", help="write a run's compiled prompts as readable text")
     export.add_argument("run_id")
-    export.add_argument("--prompts", action="store_true")
+    export.add_argument("--prompts", action="store_true", required=True, help="write each predictor's prompt "
+                        "(instructions, fields, demos) as Markdown, and the thresholds as JSON")
     export.add_argument("--out", type=Path)
-    export.add_argument("--data-dir", type=Path)
+    add_data_dir(export)
     export.set_defaults(run=export_command)

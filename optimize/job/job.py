@@ -243,7 +243,7 @@ class Job:
         callbacks = [*dspy.settings.callbacks, LMRecorder(self._recording(system))]
         with dspy.context(lm=dspy.settings.lm.copy(cache=False), callbacks=callbacks):
             return run_examples(program, select, system, RecordLog(folder / RESULTS), self._score(), 1,
-                                self.config.time_limit_s, self.progress)
+                                self.config.time_limit_s, self.progress, finished=self.tracking.log_trace)
 
     def _select_records(self, system: str) -> list[Record]:
         return [r for r in RecordLog(self.folder / SELECT / RESULTS).read() if r.system == system]

@@ -33,10 +33,16 @@ def examples(*qids: str) -> list[dspy.Example]:
             for q in qids or GOLD]
 
 
+LM_ACTIONS = {"decompose", "draft", "judge", "refine"}
+
+
 def result(question: str, answer: str, titles: list[str], actions=("retrieve", "draft", "answer"), ended="answered") -> Result:
     evidence = [passage(t, f"{t} is where {answer} comes from.") for t in titles]
     citations = [Citation(n=1, chunk_id=evidence[0].chunk_id, source="index", title=titles[0], quote=evidence[0].text)] if titles else []
-    trace = Trace(steps=[Step(action=a, reason=f"fake {a}", queries=[question], top_scores=[0.5]) for a in actions],
+    trace = Trace(steps=[Step(action=a, reason=f"fake {a}", queries=[question], top_scores=[0.5],
+                              signals={"best_score": 0.5}, duration_s=0.001,
+                              lm=Tokens(calls=1, prompt=300, completion=20) if a in LM_ACTIONS else Tokens())
+                         for a in actions],
                   ended=ended, resources=Resources(iterations=sum(a in {"answer", "query_docs", "search_web", "refine"} for a in actions)))
     return Result(question=question, answer=f"{answer} [1]." if titles else answer, citations=citations, evidence=evidence,
                   timing=Timing(total_s=0.01), trace=trace)

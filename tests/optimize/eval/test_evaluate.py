@@ -1,5 +1,6 @@
 """One eval run end to end with fake programs: records, report, summary and MLflow, then a resume."""
 
+import mlflow
 from mlflow import MlflowClient
 
 from optimize.eval.evaluate import run_eval
@@ -35,6 +36,22 @@ def test_an_eval_run_writes_everything_and_a_rerun_executes_nothing(settings, tm
     assert summary.recovered is None and resumed.recovered == Recovery(kept=9)  # 3 questions x 3 systems
     assert resumed.model_copy(update={"recovered": None}) == summary
     assert all(p.calls == [] for p in again.values())
+
+
+def test_each_question_gets_one_mlflow_trace_linked_to_the_run_with_gate_retrieval_and_lm_spans(settings, tmp_path):
+    config = CONFIG.model_copy(update={"systems": ["gated"]})
+    run_eval(config, settings, tmp_path, {"gated": FakeProgram(actions=("decompose", "retrieve", "draft", "answer"))},
+             examples()[:3], score, progress=False)
+    run_id = (tmp_path / RUN_ID_FILE).read_text()
+    experiment = MlflowClient(tracking_uri(settings)).get_run(run_id).info.experiment_id
+    traces = mlflow.search_traces(locations=[experiment], run_id=run_id, return_type="list")
+    assert sorted(t.info.tags["gatedrag.qid"] for t in traces) == sorted(e.qid for e in examples()[:3])
+    spans = [(s.name, s.span_type, s.attributes.get("rule")) for s in traces[0].data.spans]
+    assert spans[0][:2] == ("gated", "AGENT")
+    assert ("gate: retrieve", "CHAIN", "") in spans and ("retrieval", "RETRIEVER", None) in spans
+    assert ("lm: draft", "LLM", None) in spans and ("lm: decompose", "LLM", None) in spans
+    llm = next(s for s in traces[0].data.spans if s.name == "lm: draft")
+    assert llm.attributes["prompt_tokens"] == 300
 
 
 def test_the_run_id_follows_the_arguments_that_change_results():

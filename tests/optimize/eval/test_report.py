@@ -84,3 +84,30 @@ def test_the_confidence_section_gives_each_systems_ece_and_auroc(tmp_path):
     assert "| gated | 3 | 3 | 0.550 | – |" in confidence and "(plots/reliability.png)" in confidence
     # fixed_hops' broken question has no result: no confidence to judge
     assert summary.systems[2].calibration.n == 2
+
+
+def test_a_users_dataset_gets_one_row_per_question_and_no_hotpotqa_section(tmp_path):
+    from optimize.eval.example_schema import make_example
+
+    users = [make_example("u1", GOLD["q1"][0], ["Richard Wallace"], GOLD["q1"][2]),
+             make_example("u2", GOLD["q2"][0], [], GOLD["q2"][2], answerable=False),
+             make_example("u3", GOLD["q3"][0], ["Santa Monica"], GOLD["q3"][2])]
+    log, records = RecordLog(tmp_path / "results.jsonl"), []
+    for system, program in (("gated", FakeProgram()), ("single_pass", FakeProgram(answers={GOLD["q1"][0]: "nobody"}))):
+        records += run_examples(program, users, system, log, score, progress=False)
+    summary = summarize(records, "eval-mine-dev", split="dev", dataset="mine.jsonl", program="uncompiled",
+                        profile="local", model="qwen", judge="lexical")
+    traces = {("gated", "u1"): "http://127.0.0.1:5000/#/experiments/1/traces?selectedEvaluationId=tr-1"}
+    write_report(records, summary, tmp_path, traces)
+    markdown, html = (tmp_path / "report.md").read_text(), (tmp_path / "report.html").read_text()
+    assert "Web-holdout" not in markdown and "By question type" not in markdown and "Gold: ." not in markdown
+    table = markdown.split("## Every question")[1]
+    rows = [line for line in table.splitlines() if line.startswith("| ") and "---" not in line][1:]
+    assert len(rows) == 3
+    assert rows[0].startswith(f"| {GOLD['q1'][0]} | Richard Wallace | Richard Wallace [1]. | yes | [trace](http://127.0.0.1")
+    assert "| nobody [1]. | no | – |" in rows[0]
+    assert "| (unanswerable) |" in rows[1]
+    assert "href='http://127.0.0.1:5000/#/experiments/1/traces?selectedEvaluationId=tr-1'" in html
+    overall = markdown.split("## Overall")[1].split("## Other metrics")[0]
+    assert "| latency p50, answered (s) |" in overall
+    assert "white-space:pre-wrap" in html
