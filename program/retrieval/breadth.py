@@ -9,7 +9,8 @@ URL. Its score is the design's weighted sum, each weight a threshold the optimiz
 
 - url_path_relevance: the share of the question's terms in the URL's path words;
 - title_relevance and description_relevance: the dense cosine (at least 0) of the question to the
-  link's anchor text and to the heading the link sits under;
+  link's anchor text and to the heading the link sits under, the best over every page linking there
+  (a directory listing's bare file name must not hide the words another page links it with);
 - in_degree: how many of the collection's pages link there, over the most any candidate has;
 - depth_freshness: 1 / (1 + hops from the seed), a page linked from the seed being 1 hop away.
 
@@ -25,7 +26,7 @@ from concurrent.futures import ThreadPoolExecutor
 from urllib.parse import unquote, urlsplit, urlunsplit
 
 import numpy as np
-from pydantic import BaseModel
+from pydantic import BaseModel, Field
 
 from program.errors import IngestError
 from program.result import ExpansionStep
@@ -41,8 +42,10 @@ FETCHERS = 4  # pages fetched at once
 
 class Candidate(BaseModel):
     url: str
-    anchor: str = ""
+    anchor: str = ""  # the anchor text that scored best
     description: str = ""
+    anchors: dict[str, str] = Field({}, exclude=True)  # every distinct anchor text pages link here with -> the page
+    descriptions: list[str] = Field([], exclude=True)
     parent: str = ""  # the first page found linking here ("" for a parent path of the seed)
     in_degree: int = 0
     depth: int = 1
@@ -72,18 +75,29 @@ class BreadthExpander:
         if not found:
             return []
         candidates = list(found.values())
-        model = self.search.embed
-        question_vector = np.array(model([question])[0])
-        titles = np.array(model([c.anchor or _path_words_text(c.url) for c in candidates])) @ question_vector
-        descriptions = np.array(model([c.description or c.anchor or "-" for c in candidates])) @ question_vector
+        titles = self._best(question, [list(c.anchors) or [_path_words_text(c.url)] for c in candidates])
+        descriptions = self._best(question, [c.descriptions or list(c.anchors) or ["-"] for c in candidates])
         most_linked = max(c.in_degree for c in candidates) or 1
-        for candidate, title, description in zip(candidates, titles, descriptions, strict=True):
+        for candidate, (title, anchor), (description, heading) in zip(candidates, titles, descriptions, strict=True):
+            if anchor in candidate.anchors:
+                candidate.anchor = anchor
+                # subtle: the tree shows the page whose link scored, when it is as close to the seed as any
+                if depths.get(candidate.anchors[anchor], 1) + 1 == candidate.depth:
+                    candidate.parent = candidate.anchors[anchor]
+            candidate.description = heading if candidate.descriptions else candidate.description
             candidate.score = round(
                 t.link_path_weight * _path_relevance(candidate.url, terms) + t.link_title_weight * max(float(title), 0.0)
                 + t.link_description_weight * max(float(description), 0.0)
                 + t.link_in_degree_weight * candidate.in_degree / most_linked
                 + t.link_depth_weight / (1 + candidate.depth), 4)
         return sorted(candidates, key=lambda c: (-c.score, c.url))
+
+    def _best(self, question: str, options: list[list[str]]) -> list[tuple[float, str]]:
+        """For each candidate's texts, the best cosine to the question and the text that has it."""
+        flat = list(dict.fromkeys(t for texts in options for t in texts))
+        vectors = np.array(self.search.embed([question, *flat]))
+        cosine = dict(zip(flat, (vectors[1:] @ vectors[0]).tolist(), strict=True))
+        return [max((cosine[t], t) for t in texts) for texts in options]
 
     def fetch(self, urls: list[str]) -> dict[str, str]:
         """Each URL fetched and indexed, several at once: url -> "" when it was, else why not."""
@@ -123,6 +137,10 @@ def _gather(pages: dict[str, list[Link]], held: set[str], depths: dict[str, int]
                                                              description=link.description, parent=page,
                                                              depth=depths.get(page, 1) + 1))
             candidate.in_degree += 1
+            if link.anchor:
+                candidate.anchors.setdefault(link.anchor, page)
+            if link.description and link.description not in candidate.descriptions:
+                candidate.descriptions.append(link.description)
             if (depth := depths.get(page, 1) + 1) < candidate.depth:  # closer to the seed from this page
                 candidate.depth, candidate.parent = depth, page
     return found

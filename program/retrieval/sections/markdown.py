@@ -15,8 +15,10 @@ from program.retrieval.sections.blocks import blocks, lines, next_fence
 # `(.*?)\s*#*\s*$` backtracks cubically on a line of many spaces ("# a", 2,000 spaces, "b": 13 s)
 _HEADING = re.compile(r"^(#{1,6})[ \t]+(\S.*)$")
 # what a rendered heading carries that is not its text: permalink anchors (Sphinx's ¶, MkDocs'),
-# markdown escapes (`lru\_cache`), emphasis and code marks
+# inline HTML (the AWS guides' `<a name="id"></a>` targets), markdown escapes (`lru\_cache`),
+# emphasis and code marks
 _ANCHORS = re.compile(r"[¶🔗]")
+_TAG = re.compile(r"(?<!\\)</?[A-Za-z][^<>\n]{0,300}(?<!\\)>")  # an escaped `\<T\>` is text
 _ESCAPE = re.compile(r"\\([\\`*_{}\[\]()#+\-.!|<>~])")
 _MARKS = re.compile(r"[*`]+")
 
@@ -46,6 +48,7 @@ def lead_heading(text: str) -> str | None:
 
 def heading_text(raw: str) -> str:
     """A heading as a reader would write its title: no closing `#`s, permalink anchor, markdown
-    escape, emphasis or code mark ("`tomllib` — Parse TOML files¶" is "tomllib — Parse TOML files")."""
-    text = _MARKS.sub("", _ESCAPE.sub(r"\1", _ANCHORS.sub("", raw)))
+    escape, inline HTML, emphasis or code mark ("`tomllib` — Parse TOML files¶" is "tomllib — Parse
+    TOML files", `Time Boundaries<a name="howitworks-time-boundaries"></a>` is "Time Boundaries")."""
+    text = _MARKS.sub("", _ESCAPE.sub(r"\1", _TAG.sub("", _ANCHORS.sub("", raw))))
     return " ".join(text.split()).rstrip("#").strip()

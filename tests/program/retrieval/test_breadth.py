@@ -100,3 +100,21 @@ def test_without_an_allowed_host_a_local_seed_is_refused_and_the_loop_says_so(si
     seeded = BreadthExpander(settings, search).seed(site + "index.html")
     store.close()
     assert seeded.status == "failed" and "127.0.0.1" in seeded.reason
+
+
+def test_a_link_is_scored_by_the_best_anchor_any_page_gives_it_and_drawn_under_that_page(site, tmp_path):
+    settings = Settings(_env_file=None, data_dir=tmp_path, collection="site", web_backend="none",
+                        fetch_allow_hosts=["127.0.0.1"])
+    store = EdgeStore(tmp_path / "store")
+    search = HybridSearch(store, "site", embedder=load_embedder(settings))
+    expander = BreadthExpander(settings, search)
+    # a directory listing names flange-specs.html by its file name; valves.html by what it is about
+    (tmp_path / "site" / "docs" / "listing.html").write_text(page("Index of /docs", "", {
+        "flange-specs.html": "flange-specs.html", "history.html": "history.html"}))
+    expander.fetch([site + "listing.html", site + "valves.html"])
+    depths = {site + "listing.html": 1, site + "valves.html": 1}
+    found = expander.candidates(QUESTION, ["torque", "quorvex", "flange"], site + "index.html", depths, Thresholds())
+    store.close()
+    flange = next(c for c in found if c.url.endswith("flange-specs.html"))
+    assert flange.anchor == "Flange specifications" and flange.parent == site + "valves.html"
+    assert flange.in_degree == 2 and found[0] is flange

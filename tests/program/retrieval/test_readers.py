@@ -10,6 +10,7 @@ import pytest
 from program.errors import IngestError
 from program.retrieval.chunking import chunk_document
 from program.retrieval.readers import read
+from program.retrieval.sections.markdown import heading_text
 from program.retrieval.sources import SourceFile
 
 PYTHON = '''"""Widget tools: calibrate and mount widgets."""
@@ -230,6 +231,16 @@ def test_a_sphinx_page_s_title_headings_and_quotes_carry_no_pilcrow_escape_or_ma
     paths = [" / ".join(c.heading_path) for c in chunks]
     assert "¶" not in page.text and not any("¶" in p or "\\" in p or "*" in p for p in paths)
     assert any(p.endswith("lru_cache(maxsize=128)") for p in paths)
+
+
+def test_inline_html_in_a_markdown_heading_is_not_its_title_but_an_escaped_generic_is():
+    page = "# Datasets<a name=\"howitworks-datasets\"></a>\n\n## Time Boundaries<a name=\"tb\"></a>\n\nHourly.\n\n## Vec\\<T\\>\n\nA vector.\n"
+    (doc,) = read(source("guide/datasets.md", page), max_bytes=100_000)
+    _, chunks = chunks_of("guide/datasets.md", page, max_chars=40)
+    assert doc.title == "Datasets"
+    paths = [" / ".join(c.heading_path) for c in chunks]
+    assert "Time Boundaries" in paths and not any("<a" in p for p in paths)
+    assert heading_text("Vec\\<T\\> and <code>into</code>") == "Vec<T> and into"
 
 
 def test_a_heading_line_of_many_spaces_is_cut_in_linear_time():
