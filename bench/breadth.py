@@ -29,12 +29,11 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-import dspy  # noqa: E402
 
 import program  # noqa: E402,F401  (offline env vars first)
 from optimize.eval.aws_docs import load_aws_docs  # noqa: E402
 from program.factory import build_program  # noqa: E402
-from program.lm.lm_profiles import build_lm  # noqa: E402
+from program.lm.lm_profiles import configure_lm  # noqa: E402
 from program.retrieval.aws_corpus import TARBALL, aws_file  # noqa: E402
 from program.settings import Settings  # noqa: E402
 
@@ -44,8 +43,7 @@ def main() -> None:
     settings = Settings(web_backend="none")
     questions = load_aws_docs(aws_file(settings, "QA_true.csv"), "dev")[:args.limit]
     rows = []
-    with tempfile.TemporaryDirectory() as folder, build_lm(settings) as handle:
-        dspy.configure(lm=handle.lm, adapter=dspy.JSONAdapter(), track_usage=True)
+    with tempfile.TemporaryDirectory() as folder, configure_lm(settings, announce=False):
         site = _serve(_unpacked(aws_file(settings, TARBALL), Path(folder)))
         full = build_program(settings.model_copy(update={"collection": "aws_docs"}))
         for i, example in enumerate(questions, 1):

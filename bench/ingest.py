@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import argparse
 import os
-import json
 import multiprocessing
 import resource
 import shutil

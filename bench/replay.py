@@ -31,7 +31,7 @@ from optimize.replay.recorder import LMRecorder, read_calls
 from optimize.replay.replay_lm import Recording
 from optimize.replay.replay_run import fidelity, replay_examples, with_memo
 from program.factory import build_program
-from program.lm.lm_profiles import build_lm
+from program.lm.lm_profiles import configure_lm, json_adapter
 from program.settings import Settings
 from program.thresholds import Thresholds
 
@@ -45,13 +45,12 @@ def main() -> None:
     judge = build_support_judge("lexical")
     score = lambda e, p: score_example(e, p, judge, CompositeWeights(latency_budget_s=30))  # noqa: E731
     other = Thresholds.model_validate_json(args.thresholds.read_text()) if args.thresholds else None
-    with build_lm(settings, cache=False) as handle:
-        dspy.configure(lm=handle.lm, adapter=dspy.JSONAdapter(), track_usage=True)
+    with configure_lm(settings, cache=False, announce=False):
         real = _real(rag, examples, "current", out, score)
         real_other = _real(_with(rag, other), examples, "other", out, score) if other else None
     recording = Recording.of(read_calls(out / "current.jsonl"))
     memo = with_memo(rag)
-    with dspy.context(adapter=dspy.JSONAdapter()):
+    with dspy.context(adapter=json_adapter()):
         replayed, found = replay_examples(memo.deepcopy(), examples, recording, score)
         print(f"recorded thresholds: fidelity {fidelity(replayed, real):.3f} on {len(examples)} questions; replies {found}")
         if other is not None:

@@ -15,11 +15,10 @@ import json
 import statistics
 import sys
 
-import dspy
 
 import program  # noqa: F401
 from program.factory import build_program
-from program.lm.lm_profiles import build_lm
+from program.lm.lm_profiles import configure_lm
 from program.settings import Settings
 
 
@@ -30,9 +29,7 @@ def main(n: int, holdout_only: bool = False) -> None:
     holdout = splits["web_holdout_title_by_qid"]
     rag = build_program(settings)
     records = []
-    with build_lm(settings, cache=False) as handle:
-        print(f"profile: {handle.description}", file=sys.stderr)
-        dspy.configure(lm=handle.lm, adapter=dspy.JSONAdapter(), track_usage=True)
+    with configure_lm(settings, cache=False):
         qids = [q for q in splits["smoke_ids"] if q in holdout or not holdout_only][:n]
         for qid in qids:
             records.append(_record(rag, rows[qid], holdout.get(qid)))

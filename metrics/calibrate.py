@@ -83,14 +83,11 @@ def _run(name: str, claims: list[Claim], local_model: str | None) -> Calibration
 
     if name == "lexical":
         return calibrate(build_support_judge("lexical"), claims, name)
-    import dspy
-
-    from program.lm.lm_profiles import build_lm
+    from program.lm.lm_profiles import configure_lm
     from program.settings import Settings
 
     settings = Settings(**({"local_model": local_model} if local_model else {}))
-    with build_lm(settings) as handle:
-        dspy.configure(lm=handle.lm, adapter=dspy.JSONAdapter())
+    with configure_lm(settings, announce=False) as handle:
         return calibrate(build_support_judge("lm", handle.lm), claims, f"lm ({handle.description.split(' (')[0]})")
 
 

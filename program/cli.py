@@ -199,11 +199,9 @@ def _hints(args: argparse.Namespace):
 
 
 def _answer(question: str, hints, settings, args: argparse.Namespace) -> int:
-    import dspy
-
     from program.answer_response import respond
     from program.factory import build_program
-    from program.lm.lm_profiles import build_lm
+    from program.lm.lm_profiles import configure_lm
     from program.render import render_result
     from program.sessions.file_store import FileSessionStore
 
@@ -211,11 +209,7 @@ def _answer(question: str, hints, settings, args: argparse.Namespace) -> int:
     rag = build_program(settings, program_path=args.program, overrides=budgets, seeded=bool(args.url))
     if args.session:
         rag.sessions = FileSessionStore.from_settings(settings)  # with no server, the next `ask` is another process
-    with build_lm(settings) as handle:
-        print(f"profile: {handle.description}", file=sys.stderr)
-        # JSONAdapter: the 0.5B parsed 0/12 ChatAdapter outputs and 12/12 JSON ones (llama.cpp
-        # compiles the schema to a grammar), and it spares ChatAdapter's failed first try.
-        dspy.configure(lm=handle.lm, adapter=dspy.JSONAdapter(), track_usage=True)
+    with configure_lm(settings):
         result = rag(question=question, hints=hints, session_id=args.session, url=args.url).result
     print(respond(result, include_trace=args.trace).model_dump_json(indent=2) if args.json else render_result(result))
     return 0 if result.trace.ended != "error" else 1

@@ -17,6 +17,7 @@ import dspy
 
 from program.answer_response import respond
 from program.lm.default_lm import default_lm
+from program.lm.lm_profiles import json_adapter
 from program.hints import Hints
 from program.loop import GatedRAG
 from program.result import Result
@@ -34,7 +35,7 @@ class ServedGatedRAG(GatedRAG):
 
     def _result(self, question: str, hints: Hints | None, time_limit_s: float | None, session_id: str | None) -> Result:
         if dspy.settings.lm is None:  # loaded on its own (an MLflow model, say): use the settings' LM
-            with dspy.context(lm=default_lm(self.settings or Settings()), adapter=dspy.JSONAdapter()):
+            with dspy.context(lm=default_lm(self.settings or Settings()), adapter=json_adapter()):
                 return super().forward(question, hints, time_limit_s, session_id).result
         return super().forward(question, hints, time_limit_s, session_id).result
 

@@ -87,3 +87,9 @@ def test_no_private_helper_is_imported_from_another_package(package):
                 if name.startswith("_") and not name.startswith("__")
                 and package_of(module, modules) != package_of(module_name(path), modules)]
     assert crossing == []
+
+
+def test_the_lm_is_made_dspys_in_one_place():
+    calls = [path.relative_to(ROOT).as_posix() for package in (*PACKAGES, "bench") for path in (ROOT / package).rglob("*.py")
+             if "dspy.configure(" in path.read_text(encoding="utf-8")]
+    assert calls == ["program/lm/lm_profiles.py"], "start the LM with program.lm.lm_profiles.configure_lm"

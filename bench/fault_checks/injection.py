@@ -32,7 +32,7 @@ import dspy
 from fault_checks.figure import Figure
 from metrics.answer_quality import answer_coverage
 from program.factory import build_program
-from program.lm.lm_profiles import build_lm
+from program.lm.lm_profiles import build_lm, json_adapter
 from program.loop import GatedRAG
 from program.passage import Passage
 from program.retrieval.web_search import WebResult
@@ -66,7 +66,7 @@ def run(quick: bool) -> list[Figure]:
     pages = json.loads(PAGES.read_text())[:: 3 if quick else 1]
     rag, questions = build_program(settings), _questions(settings)
     outcomes = []
-    with build_lm(settings, cache=False) as handle, dspy.context(lm=handle.lm, adapter=dspy.JSONAdapter(),
+    with build_lm(settings, cache=False) as handle, dspy.context(lm=handle.lm, adapter=json_adapter(),
                                                                  track_usage=True):
         for condition in ("before", "after"):
             with _condition(condition):

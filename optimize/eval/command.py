@@ -23,11 +23,9 @@ DATASET_HELP = ("hotpotqa (default), aws_docs, or your own labelled questions: a
 
 
 def eval_command(args: argparse.Namespace) -> int:
-    import dspy
-
     from optimize.eval.evaluate import RESULTS, run_eval
     from optimize.eval.systems import build_systems
-    from program.lm.lm_profiles import build_lm
+    from program.lm.lm_profiles import configure_lm
 
     settings = _eval_settings(args)
     ref, split = _dataset_split(args)
@@ -43,9 +41,7 @@ def eval_command(args: argparse.Namespace) -> int:
     print(f"run {config.run_id}: {len(examples)} questions x {len(programs)} systems, {threads} thread(s) -> {folder}",
           file=sys.stderr)
     try:
-        with build_lm(settings, cache=config.cache) as handle:
-            print(f"profile: {handle.description}", file=sys.stderr)
-            dspy.configure(lm=handle.lm, adapter=dspy.JSONAdapter(), track_usage=True)
+        with configure_lm(settings, cache=config.cache) as handle:
             params = {f"threshold.{k}": v for k, v in programs[next(iter(programs))].thresholds.model_dump().items()}
             summary = run_eval(config, settings, folder, programs, examples, _scorer(config.judge, handle.lm), threads,
                                params, args.progress)

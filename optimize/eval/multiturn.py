@@ -30,11 +30,9 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def run(args: argparse.Namespace) -> int:
-    import dspy
-
     from optimize.durable import write_atomic
     from program.factory import build_program
-    from program.lm.lm_profiles import build_lm
+    from program.lm.lm_profiles import configure_lm
     from program.sessions.memory_store import SessionStore
 
     settings, conversations, folder = _prepare(args)
@@ -43,8 +41,7 @@ def run(args: argparse.Namespace) -> int:
     done = {(r["qid"], r["mode"]) for r in _read(folder / RESULTS)}
     print(f"{len(conversations)} conversations x {len(MODES)} modes, web {settings.resolved_web_backend} -> {folder}",
           file=sys.stderr)
-    with build_lm(settings, cache=False) as handle:
-        dspy.configure(lm=handle.lm, adapter=dspy.JSONAdapter(), track_usage=True)
+    with configure_lm(settings, cache=False, announce=False):
         for example in conversations:
             for mode in (m for m in MODES if (example.qid, m) not in done):
                 row = ask(rag, example, mode, args.timeout)

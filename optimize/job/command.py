@@ -60,14 +60,12 @@ def _dataset(settings, config):
 
 
 def _run(config, settings, folder: Path, model: str, sets, progress: bool) -> int:
-    import dspy
-
     from optimize.durable import write_atomic
     from optimize.job.budget import BudgetExceeded, SpendingGuard
     from optimize.job.job import PROGRAM, Job
     from optimize.eval.tracking import tracked_run
     from program.factory import build_program
-    from program.lm.lm_profiles import build_lm
+    from program.lm.lm_profiles import configure_lm
 
     folder.mkdir(parents=True, exist_ok=True)
     write_atomic(folder / "config.json", config.model_dump_json(indent=2))
@@ -76,10 +74,8 @@ def _run(config, settings, folder: Path, model: str, sets, progress: bool) -> in
     params = config.model_dump(exclude={"caps"}) | {f"cap.{k}": v for k, v in config.caps.model_dump().items()} | {
         "profile": settings.resolved_profile, "model": model}
     try:
-        with build_lm(settings, cache=True) as handle, _teacher(settings, config) as teacher, \
+        with configure_lm(settings, cache=True, callbacks=[guard]), _teacher(settings, config) as teacher, \
                 tracked_run(settings, folder, params, EXPERIMENT) as tracking:
-            print(f"profile: {handle.description}", file=sys.stderr)
-            dspy.configure(lm=handle.lm, adapter=dspy.JSONAdapter(), track_usage=True, callbacks=[guard])
             tracking.log_files([folder / "config.json"], folder)
             job = Job(config, settings, folder, model, guard, tracking, progress, teacher.lm if teacher else None)
             summary = job.run(uncompiled, sets)

@@ -28,6 +28,7 @@ from pydantic import Field, StringConstraints, field_validator
 
 from program.answer_response import AnswerResponse, respond
 from program.hints import Hints
+from program.lm.lm_profiles import json_adapter
 from program.loop import NO_ANSWER, GatedRAG
 from program.redaction import redact
 from program.result import Result, Step, Trace
@@ -77,7 +78,7 @@ class Engine:
 
     rag: GatedRAG
     lm: dspy.BaseLM
-    adapter: dspy.Adapter = field(default_factory=dspy.JSONAdapter)
+    adapter: dspy.Adapter = field(default_factory=json_adapter)
     description: str = ""
     close: Callable[[], None] = lambda: None
 
@@ -95,7 +96,6 @@ def start_lm(rag: GatedRAG, settings: Settings, cache: bool = True) -> Engine:
     from program.lm.lm_profiles import build_lm
 
     handle = build_lm(settings, cache=cache)
-    # JSONAdapter: see program/cli.py (llama.cpp compiles the JSON schema to a grammar)
     return Engine(rag, handle.lm, description=handle.description, close=handle.close)
 
 

@@ -120,3 +120,10 @@ def test_ctrl_c_leaves_the_server_running_for_the_exit_and_a_normal_exit_stops_i
     # stopping would wait on the abandoned request: the process exits with the server up
     assert not interrupted.closed and interrupted in lm_profiles._ABANDONED
     assert finished.closed
+
+
+def test_configure_lm_makes_the_lm_dspys_with_the_json_adapter_and_usage_tracking_then_stops_it(fake_local, capsys):
+    with lm_profiles.configure_lm(settings(profile="local"), cache=False, callbacks=["guard"]) as handle:
+        assert dspy.settings.lm is handle.lm and isinstance(dspy.settings.adapter, dspy.JSONAdapter)
+        assert dspy.settings.track_usage and dspy.settings.callbacks == ["guard"]
+    assert fake_local[0].closed and capsys.readouterr().err.startswith("profile: local")

@@ -8,7 +8,6 @@ import os
 import tarfile
 import zipfile
 
-import httpx
 import pytest
 from qdrant_client import QdrantClient
 
