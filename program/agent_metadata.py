@@ -128,7 +128,7 @@ def suggestions(result: Result, quality: Quality, fallback: Fallback | None) -> 
                              "if the collection lacks one",
                              parameters={"source": f"a file or URL about {term}"})
                   for term in fallback.understood.not_covered[:1]]
-    if any("time limit" in w or "LM was busy" in w for w in result.warnings):
+    if _out_of_time(result):
         found.append(Suggestion(action="answer", reason="the request ran out of time; retry when the service is less busy",
                                 parameters={"question": _asked(result)}))
     if quality in ("medium", "low") and not fallback:
@@ -182,15 +182,19 @@ def _fallback_reason(result: Result, quality: Quality, web_configured: bool) -> 
     evidence = "no passage close to the question" if quality == "none" else f"{quality} retrieval coverage"
     if trace.ended == "error":
         why = "the loop stopped on an error"
-    elif any("time limit" in w or "LM was busy" in w for w in result.warnings):
+    elif _out_of_time(result):
         why = "the request ran out of time"
     elif not web_configured:
         why = "no web backend is configured"
-    elif any(w.startswith("web search failed") for w in result.warnings):
+    elif "web_failed" in trace.incidents:
         why = "the web search failed"
     else:
         why = f"the web budget is spent ({trace.resources.web_searches} searches)"
     return f"{evidence}, and {why}"
+
+
+def _out_of_time(result: Result) -> bool:
+    return bool({"timeout", "lm_busy"} & set(result.trace.incidents))
 
 
 def _uncovered(result: Result) -> list[str]:

@@ -27,10 +27,10 @@ class SinglePass(GatedRAG):
             self._next_hops(run)
         except DeadlineExceeded as late:
             run.ended = "budget_exhausted"
-            run.warn(f"time limit of {time_limit_s:g} s reached: {late}")
+            run.warn(f"time limit of {time_limit_s:g} s reached: {late}", "timeout")
         except Exception as error:  # noqa: BLE001 - like GatedRAG, a question ends with a result, never a crash
             run.ended = "error"
-            run.warn(f"the baseline stopped: {type(error).__name__}: {error}")
+            run.warn(f"the baseline stopped: {type(error).__name__}: {error}", "loop_error")
         result = run.result(NO_ANSWER)
         return dspy.Prediction(answer=result.answer, short_answer=result.short_answer, result=result,
                                evidence=result.evidence)

@@ -14,11 +14,11 @@ every rule can be tested with hand-built inputs, and each decision names the rul
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Literal
 
 from program.acceptance import AnswerScore
-from program.result import Resources
+from program.result import Incident, Resources
 from program.signals import Signals
 from program.thresholds import Thresholds
 
@@ -75,12 +75,14 @@ class Decision:
     ended: Ending = "answered"
     queries: tuple[str, ...] = ()
     pages: int = 0  # expand_breadth: how many of the best links to fetch
+    incident: Incident | None = None  # what went wrong, when that is why the loop ends here
 
 
 def decide(s: Signals, p: Progress, b: Budget, t: Thresholds) -> Decision:
     """The next action. Rules are tried in order; the first that applies wins."""
     if b.seconds is not None and b.seconds <= 0:
-        return _finish("out_of_time", "the time limit is reached", p, t, ended="budget_exhausted")
+        return replace(_finish("out_of_time", "the time limit is reached", p, t, ended="budget_exhausted"),
+                       incident="timeout")
     verdict = p.verdict
     if verdict is not None and not verdict.readable:
         return _finish("judge_unreadable", "the judge's output could not be read; answering from the evidence", p, t)

@@ -114,7 +114,7 @@ class GatedRAG(dspy.Module):
                 with run.step(decision.action, decision.reason) as step:
                     step.rule, step.signals = decision.rule, signals.as_trace()
                     if decision.ended == "budget_exhausted" and decision.action in ("answer", "abstain"):
-                        run.warn(f"ended before the evidence sufficed: {decision.reason}")
+                        run.warn(f"ended before the evidence sufficed: {decision.reason}", decision.incident)
                     if decision.action == "answer":
                         break
                     if decision.action == "abstain":
@@ -150,10 +150,10 @@ class GatedRAG(dspy.Module):
                     self._repair_code(run)
         except DeadlineExceeded as late:
             run.ended = "budget_exhausted"
-            run.warn(f"time limit of {time_limit_s:g} s reached: {late}; returned the best draft so far")
+            run.warn(f"time limit of {time_limit_s:g} s reached: {late}; returned the best draft so far", "timeout")
         except Exception as error:  # noqa: BLE001 - a question ends with a result, never a crash
             run.ended = "error"
-            run.warn(f"the loop stopped: {type(error).__name__}: {error}")
+            run.warn(f"the loop stopped: {type(error).__name__}: {error}", "loop_error")
         # subtle: an answer cut short by the time limit or an error still reports its code blocks
         run.code_blocks = run.code_blocks or check_code(run.draft)
         result = run.result(NO_ANSWER)
@@ -234,10 +234,10 @@ class GatedRAG(dspy.Module):
                     # subtle: the search gets the time left, so a slow or throttled web cannot outlast the question
                     results = self.web.search(q, max_results=run.thresholds.web_results, seconds_left=run.seconds_left())
                 except WebSearchError as error:
-                    run.warn(f"web search failed for {q!r}: {error}")
+                    run.warn(f"web search failed for {q!r}: {error}", "web_failed")
                     continue
                 if not results:
-                    run.warn(f"web search found nothing for {q!r}")
+                    run.warn(f"web search found nothing for {q!r}", "web_empty")
                 found += [r.to_passage() for r in results]
         step.top_scores = _top_scores(found)
         step.new_passages = run.add_evidence(found)
@@ -251,7 +251,7 @@ class GatedRAG(dspy.Module):
         run.depths[run.seed_url] = 0
         step.queries = [run.seed_url]
         if seeded.status == "failed":
-            run.warn(f"the seed page could not be ingested: {seeded.reason}")
+            run.warn(f"the seed page could not be ingested: {seeded.reason}", "seed_failed")
 
     def _expand_breadth(self, run: RunState, step, pages: int) -> None:
         """The `pages` best links fetched and indexed, then the plan's queries searched again."""
@@ -369,7 +369,8 @@ class GatedRAG(dspy.Module):
                 return call_within(predictor, run.seconds_left(), config=config, **inputs)
             except (dspy.utils.exceptions.AdapterParseError, ValidationError, ValueError) as error:
                 problem = type(error).__name__
-        run.warn(f"{predictor.signature.__name__}: malformed LM output twice, used the safe default ({problem})")
+        run.warn(f"{predictor.signature.__name__}: malformed LM output twice, used the safe default ({problem})",
+                 "lm_unreadable")
         return dspy.Prediction(**fallback)
 
     def _measure(self, run: RunState):

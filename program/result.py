@@ -15,6 +15,9 @@ from program.passage import Passage
 Action = Literal["contextualize", "seed", "decompose", "retrieve", "draft", "refine", "judge", "answer", "abstain",
                  "expand_locality", "query_docs", "search_web", "expand_breadth", "repair_code", "score", "repair"]
 Ending = Literal["answered", "abstained", "budget_exhausted", "max_iterations", "error"]
+# what went wrong on the way, whatever the ending: what an agent's next step depends on (retry later,
+# search the web itself), read from here and never from the wording of a warning
+Incident = Literal["timeout", "lm_busy", "lm_unreadable", "web_failed", "web_empty", "seed_failed", "loop_error"]
 
 
 class Citation(BaseModel):
@@ -91,6 +94,9 @@ class Timing(BaseModel):
 class Trace(BaseModel):
     steps: list[Step] = []
     ended: Ending = "answered"
+    incidents: list[Incident] = Field([], description="what went wrong on the way, once each, in order: the time "
+                                      "limit, no LM slot, unreadable LM output, a failed or empty web search, a seed "
+                                      "page not ingested, an error that stopped the loop")
     resources: Resources = Resources()
     query_type: str = "factual"
     web: str = Field("none", description="the web this answer could search, and why when a key chose it")

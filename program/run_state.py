@@ -21,8 +21,8 @@ from program.gate import Progress, Verdict
 from program.passage import Passage
 from program.provenance import web_sourced
 from program.redaction import redact
-from program.result import (Acceptance, Action, Citation, CodeCheck, Ending, ExpansionStep, Resources, Result, Source,
-                            Step, Timing, Tokens, Trace)
+from program.result import (Acceptance, Action, Citation, CodeCheck, Ending, ExpansionStep, Incident, Resources,
+                            Result, Source, Step, Timing, Tokens, Trace)
 from program.short_answer import recorded_short_answer, says_unknown
 from program.signals import Signals, answer_support
 from program.thresholds import Thresholds
@@ -45,6 +45,7 @@ class RunState:
     timing: Timing = field(default_factory=Timing)
     resources: Resources = field(default_factory=Resources)
     warnings: list[str] = field(default_factory=list)
+    incidents: list[Incident] = field(default_factory=list)
     shown: list[Shown] = field(default_factory=list)
     query_type: str = "factual"
     sub_queries: list[str] = field(default_factory=list)
@@ -190,9 +191,12 @@ class RunState:
         if self._current is not None:
             self._current.lm.calls += 1
 
-    def warn(self, message: str) -> None:
+    def warn(self, message: str, incident: Incident | None = None) -> None:
+        """A warning for the reader; `incident` is what a program reads instead of its words."""
         message = redact(message)  # warnings quote raw error text, which can hold a key
         self.warnings.append(message)
+        if incident and incident not in self.incidents:
+            self.incidents.append(incident)
         if self._current is not None:
             self._current.warnings.append(message)
 
@@ -204,7 +208,7 @@ class RunState:
         self.timing = Timing(**{k: round(v, 3) for k, v in self.timing.model_dump().items()})
         citations = self._citations(answer)
         abstained = self.gives_no_answer
-        trace = Trace(steps=self.steps, ended=self.ended, resources=self.resources, query_type=self.query_type, web=self.web,
+        trace = Trace(steps=self.steps, ended=self.ended, incidents=self.incidents, resources=self.resources, query_type=self.query_type, web=self.web,
                       sub_queries=self.sub_queries, key_concepts=self.key_concepts, known_facts=[],
                       gaps=self.memory.gaps, summary=self.memory.summary,
                       query_similarity={q: (s[0] if s else None) for q, s in self.ranked.items()},

@@ -209,7 +209,7 @@ def retrieval_only(rag: GatedRAG, question: str, hints: Hints, warning: str) -> 
     best = max((p.similarity for p in found if p.similarity is not None), default=None)
     step.new_passages, step.top_scores = len(kept), sorted((round(p.similarity or p.score, 3) for p in kept), reverse=True)[:3]
     # the web label, as the loop records it: the fallback's reason says whether a web was there to search
-    trace = Trace(steps=[step], ended="budget_exhausted", query_type=hints.intent or "factual", sub_queries=[question],
+    trace = Trace(steps=[step], ended="budget_exhausted", incidents=["lm_busy"], query_type=hints.intent or "factual", sub_queries=[question],
                   query_similarity={question: best}, coverage_similarity=t.coverage_similarity,
                   web=rag.web.label if rag.web else "none")
     return Result(question=question, answer=NO_ANSWER, warnings=[warning], trace=trace, evidence=kept)

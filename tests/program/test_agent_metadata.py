@@ -11,10 +11,10 @@ DERRICKSON = passage("Scott Derrickson", "Scott Derrickson is an American direct
 
 
 def result(similarities: dict, ended="answered", confidence=90, judged=True, cited=True, warnings=(), gaps=(),
-           key_concepts=("Scott Derrickson", "Ed Wood"), steps=()) -> Result:
+           key_concepts=("Scott Derrickson", "Ed Wood"), steps=(), incidents=()) -> Result:
     steps = list(steps) or [Step(action="decompose"), Step(action="answer", confidence=0.9 if judged else None)]
     citations = [Citation(n=1, chunk_id=DERRICKSON.chunk_id, source="index", title=DERRICKSON.title, quote="...")] if cited else []
-    trace = Trace(steps=steps, ended=ended, query_type="comparison", sub_queries=list(similarities),
+    trace = Trace(steps=steps, ended=ended, incidents=list(incidents), query_type="comparison", sub_queries=list(similarities),
                   resources=Resources(judge_calls=1 if judged else 0),
                   key_concepts=list(key_concepts), gaps=list(gaps), query_similarity=similarities, coverage_similarity=0.55)
     return Result(question=QUESTION, answer="Both were American [1].", citations=citations, confidence=confidence,
@@ -71,16 +71,20 @@ def test_insufficient_evidence_gets_a_structured_fallback_not_a_guess():
     assert text.startswith("Not enough evidence") and "No passage found mentions Ed Wood" in text and "Ed Wood nationality" in text
 
 
-def test_the_fallback_names_why_the_web_did_not_help():
+def test_the_fallback_names_why_the_web_did_not_help_from_the_incidents_never_the_warnings_wording():
     base = {"Ed Wood nationality": 0.3}
     spent = describe(result(base, ended="budget_exhausted"), web_configured=True).fallback
-    failed = describe(result(base, ended="budget_exhausted", warnings=["web search failed for 'x': down"]),
+    failed = describe(result(base, ended="budget_exhausted", incidents=["web_failed"], warnings=["the web broke"]),
                       web_configured=True).fallback
-    timed = describe(result(base, ended="budget_exhausted", warnings=["time limit of 5 s reached after 6.0 s"]),
-                     web_configured=True)
+    timed = describe(result(base, ended="budget_exhausted", incidents=["timeout"]), web_configured=True)
+    busy = describe(result(base, ended="budget_exhausted", incidents=["lm_busy"]), web_configured=True)
+    # a warning worded like an incident is still only words
+    worded = describe(result(base, ended="budget_exhausted", warnings=["time limit of 5 s reached; web search failed"]),
+                      web_configured=True)
     assert "web budget is spent" in spent.reason and "web search failed" in failed.reason
-    assert "ran out of time" in timed.fallback.reason
+    assert "ran out of time" in timed.fallback.reason and "ran out of time" in busy.fallback.reason
     assert ("answer", {"question": QUESTION}) in [(s.action, s.parameters) for s in timed.suggestions]
+    assert "web budget is spent" in worded.fallback.reason and "answer" not in [s.action for s in worded.suggestions]
 
 
 def test_a_fallback_always_offers_two_to_four_web_queries():
