@@ -43,7 +43,7 @@ def main() -> None:
     settings = Settings(web_backend="none")
     questions = load_aws_docs(aws_file(settings, "QA_true.csv"), "dev")[:args.limit]
     rows = []
-    with tempfile.TemporaryDirectory() as folder, configure_lm(settings, announce=False):
+    with tempfile.TemporaryDirectory() as folder, configure_lm(settings, cache=False, announce=False):
         site = _serve(_unpacked(aws_file(settings, TARBALL), Path(folder)))
         full = build_program(settings.model_copy(update={"collection": "aws_docs"}))
         for i, example in enumerate(questions, 1):
