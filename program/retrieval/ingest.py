@@ -125,6 +125,11 @@ def _check(source: Source, settings: Settings, resolve: Resolve | None) -> Docum
     return check_path(Path(source))
 
 
+# bump when a reader or chunker makes something else of the same bytes (2: markdown headings lost their
+# inline HTML): every held file is then read again, and only documents that came out different are embedded
+READERS = 2
+
+
 class _HeldFiles(NamedTuple):
     """The files whose documents the index holds whole, each from one version of its file."""
 
@@ -132,8 +137,8 @@ class _HeldFiles(NamedTuple):
     files: dict[str, tuple[str, list[str]]]  # origin -> (its file hash, its doc_ids)
 
     def digest(self, file: SourceFile) -> str:
-        """What a file's documents depend on: its bytes, where it is, and the embedding version."""
-        return hashlib.sha256(f"{self.version}\n{file.origin}\n{file.url}\n".encode() + file.data).hexdigest()
+        """What a file's documents depend on: its bytes, where it is, the readers and the embedding version."""
+        return hashlib.sha256(f"{self.version}\n{READERS}\n{file.origin}\n{file.url}\n".encode() + file.data).hexdigest()
 
     def unchanged(self, file: SourceFile, digest: str) -> list[str]:
         """The doc_ids the index holds of `file` when it is unchanged; [] when it must be read."""

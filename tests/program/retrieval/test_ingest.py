@@ -241,3 +241,17 @@ def test_the_cli_ingests_a_folder_and_prints_one_summary(tree, tmp_path, capsys)
     assert second.startswith("cli: 4 documents, 6 chunks, 0 embedded, 6 skipped")
     assert main(["ingest", str(tmp_path / "nope"), "--data-dir", str(tmp_path / "data")]) == 1
     assert "error: no such file or folder" in capsys.readouterr().err
+
+
+def test_new_readers_read_every_held_file_again_but_embed_only_what_came_out_different(tree, tmp_path, embedder,
+                                                                                      monkeypatch):
+    import program.retrieval.ingest as ingest_module
+
+    client = memory_store()
+    first = run([tree], tmp_path, client, embedder)
+    parsed = []
+    real_read = ingest_module.read
+    monkeypatch.setattr(ingest_module, "read", lambda file, *args: parsed.append(file.path) or real_read(file, *args))
+    monkeypatch.setattr(ingest_module, "READERS", ingest_module.READERS + 1)
+    again = run([tree], tmp_path, client, embedder)
+    assert len(parsed) == first.documents and again.embedded == 0
