@@ -32,10 +32,10 @@ sys.path.insert(0, str(ROOT))
 
 import program  # noqa: E402,F401  (offline env vars first)
 from optimize.eval.aws_docs import load_aws_docs  # noqa: E402
-from program.factory import build_program  # noqa: E402
+from program.assembly.factory import build_program  # noqa: E402
 from program.lm.lm_profiles import configure_lm  # noqa: E402
 from program.retrieval.aws_corpus import TARBALL, aws_file  # noqa: E402
-from program.settings import Settings  # noqa: E402
+from program.base.settings import Settings  # noqa: E402
 
 
 def main() -> None:

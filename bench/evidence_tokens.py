@@ -18,9 +18,9 @@ import urllib.request
 
 import program  # noqa: F401  (offline env vars first)
 from program.evidence import EvidencePool, format_evidence
-from program.factory import build_program
+from program.assembly.factory import build_program
 from program.lm.local_lm import LocalServer, assemble_gguf
-from program.settings import Settings
+from program.base.settings import Settings
 from program.signals import adaptive_cut
 
 

@@ -71,7 +71,7 @@ def _corpus_texts(limit: int | None):
     from program.retrieval.chunking import chunk_document
     from program.retrieval.corpora import local_documents
     from program.retrieval.indexing import embedded_text
-    from program.settings import Settings
+    from program.base.settings import Settings
 
     documents = local_documents(Settings())[:limit]
     return documents, [embedded_text(chunk) for document in documents for chunk in chunk_document(document)]
@@ -80,7 +80,7 @@ def _corpus_texts(limit: int | None):
 def _raw_fastembed(limit: int | None, as_ingest: bool) -> dict:
     from program.retrieval.embeddings import EMBED_BATCH, load_embedder
     from program.retrieval.indexing import WINDOW
-    from program.settings import Settings
+    from program.base.settings import Settings
 
     _, texts = _corpus_texts(limit)
     if as_ingest:
@@ -97,7 +97,7 @@ def _ingest_corpus(limit: int | None) -> dict:
     from program.retrieval.edge_store import EdgeStore
     from program.retrieval.embeddings import load_embedder
     from program.retrieval.indexing import index_documents
-    from program.settings import Settings
+    from program.base.settings import Settings
 
     documents, texts = _corpus_texts(limit)
     embedder = load_embedder(Settings())
@@ -161,7 +161,7 @@ def _html(source: Path, pages: int) -> None:
 def _profiled_ingest(site: str, data: str) -> dict:
     import program.retrieval.indexing as indexing
     import program.retrieval.ingest as ingest_module
-    from program.settings import Settings
+    from program.base.settings import Settings
 
     phases: dict[str, float] = defaultdict(float)
     ingest_module.read = _timed(ingest_module.read, phases, "reading and parsing")

@@ -30,9 +30,9 @@ from optimize.job.threshold_search import space
 from optimize.replay.recorder import LMRecorder, read_calls
 from optimize.replay.replay_lm import Recording
 from optimize.replay.replay_run import fidelity, replay_examples, with_memo
-from program.factory import build_program
+from program.assembly.factory import build_program
 from program.lm.lm_profiles import configure_lm, json_adapter
-from program.settings import Settings
+from program.base.settings import Settings
 from program.thresholds import Thresholds
 
 

@@ -25,7 +25,7 @@ import httpx
 from tqdm import tqdm
 
 import program  # noqa: F401  (offline env vars first)
-from program.settings import Settings
+from program.base.settings import Settings
 
 
 def main() -> int:

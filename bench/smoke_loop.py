@@ -17,9 +17,9 @@ import sys
 
 
 import program  # noqa: F401
-from program.factory import build_program
+from program.assembly.factory import build_program
 from program.lm.lm_profiles import configure_lm
-from program.settings import Settings
+from program.base.settings import Settings
 
 
 def main(n: int, holdout_only: bool = False) -> None:

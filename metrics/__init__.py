@@ -1,13 +1,33 @@
 """gatedrag's metrics: plain functions of (example, prediction), and the composite for optimizers."""
 
-from metrics.answer_quality import answer_coverage, exact_match, normalize_answer, token_f1
-from metrics.citation_faithfulness import CitationScores, citation_precision, citation_recall, score_citations
-from metrics.composite import CompositeMetric, CompositeWeights, Scorecard, score_example
+from metrics.answer_quality import (
+           answer_coverage,
+           exact_match,
+           normalize_answer,
+           token_f1,
+)
+from metrics.citation_faithfulness import (
+           CitationScores,
+           citation_precision,
+           citation_recall,
+           score_citations,
+)
+from metrics.composite import (
+           CompositeMetric,
+           CompositeWeights,
+           Scorecard,
+           score_example,
+)
 from metrics.cost import Cost, latency_and_cost
 from metrics.evidence_recall import evidence_recall
 from metrics.gold_citations import gold_citation_precision
 from metrics.gold_sources import source_matches
-from metrics.support_judge import LexicalSupportJudge, LMSupportJudge, SupportJudge, build_support_judge
+from metrics.support_judge import (
+           LexicalSupportJudge,
+           LMSupportJudge,
+           SupportJudge,
+           build_support_judge,
+)
 
 __all__ = ["CitationScores", "CompositeMetric", "CompositeWeights", "Cost", "LMSupportJudge", "LexicalSupportJudge",
            "Scorecard", "SupportJudge", "answer_coverage", "build_support_judge", "citation_precision", "citation_recall",

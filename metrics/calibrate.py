@@ -67,7 +67,7 @@ def calibrate(judge, claims: list[Claim], name: str, progress: bool = True) -> C
 
 
 def main(argv: list[str] | None = None) -> int:
-    from program.settings import Settings
+    from program.base.settings import Settings
 
     args = _parser().parse_args(argv)
     claims = load_claims(Settings().shared_data / WICE_DEV, args.limit)
@@ -83,8 +83,8 @@ def _run(name: str, claims: list[Claim], local_model: str | None) -> Calibration
 
     if name == "lexical":
         return calibrate(build_support_judge("lexical"), claims, name)
+    from program.base.settings import Settings
     from program.lm.lm_profiles import configure_lm
-    from program.settings import Settings
 
     settings = Settings(**({"local_model": local_model} if local_model else {}))
     with configure_lm(settings, announce=False) as handle:

@@ -17,8 +17,8 @@ import numpy as np
 from pydantic import BaseModel
 
 from metrics.composite import Scorecard
-from program.agent_metadata import agent_confidence
-from program.result import Result
+from program.contract.agent_metadata import agent_confidence
+from program.contract.result import Result
 
 BINS = 10
 RIGHT_F1 = 0.5
@@ -67,7 +67,9 @@ def expected_calibration_error(confidences: list[float], rights: list[bool], bin
 
 def auroc(confidences: list[float], rights: list[bool]) -> float | None:
     """The chance that a right answer has a higher confidence than a wrong one (ties count half)."""
-    from sklearn.metrics import roc_auc_score  # subtle: imported here, as scikit-learn takes a second to import
+    from sklearn.metrics import (
+        roc_auc_score,  # subtle: imported here, as scikit-learn takes a second to import
+    )
 
     if len(set(rights)) < 2:
         return None

@@ -13,8 +13,8 @@ from __future__ import annotations
 
 from pydantic import BaseModel
 
-from program.citations import cited_numbers, claims, strip_markers
-from program.result import Citation
+from program.answer.citations import cited_numbers, claims, strip_markers
+from program.contract.result import Citation
 
 
 class CitationScores(BaseModel):

@@ -17,12 +17,18 @@ from __future__ import annotations
 import dspy
 from pydantic import BaseModel, Field
 
-from metrics.answer_quality import abstained, answer_coverage, exact_match, short_answer_text, token_f1
+from metrics.answer_quality import (
+    abstained,
+    answer_coverage,
+    exact_match,
+    short_answer_text,
+    token_f1,
+)
 from metrics.citation_faithfulness import CitationScores, score_citations
 from metrics.cost import latency_and_cost
 from metrics.evidence_recall import evidence_recall
-from metrics.gold_sources import matched
 from metrics.gold_citations import gold_citation_precision
+from metrics.gold_sources import matched
 from metrics.support_judge import LexicalSupportJudge, SupportJudge
 
 

@@ -14,7 +14,7 @@ from typing import Literal, Protocol
 import dspy
 from pydantic import ValidationError
 
-from program.factuality import lexical_support
+from program.answer.factuality import lexical_support
 from signatures import JudgeSupport
 
 # chosen on WiCE dev with `python -m metrics.calibrate --judge lexical` (best balanced accuracy)

@@ -15,7 +15,8 @@ from __future__ import annotations
 import argparse
 import sys
 
-from program.cli import run_command
+from program.base.command_line import run_command
+
 
 class Parser(argparse.ArgumentParser):
     def error(self, message: str):  # one line, not the usage block

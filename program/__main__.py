@@ -1,5 +1,6 @@
 """`python -m program`: see program/cli.py."""
 
-from program.cli import exit_with, main
+from program.base.command_line import exit_with
+from program.cli import main
 
 exit_with(main())

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import dspy
 
-from program.deadline import DeadlineExceeded
+from program.lm.deadline import DeadlineExceeded
 from program.loop import NO_ANSWER, GatedRAG
 from program.run_state import RunState
 

@@ -13,53 +13,18 @@ import os
 import sys
 from pathlib import Path
 
-from program.criteria import CHECKS
-from program.errors import one_line
-from program.redaction import install_log_redaction, redact
-from program.settings import MAX_QUESTION_CHARS
-
-INTERRUPTED = 130  # the exit code after Ctrl-C
-
-
-class UsageError(Exception):
-    """Bad input: printed as one line, exit code 2."""
-
-
-def exit_with(code: int) -> None:
-    """End the process with `code`, at once after Ctrl-C."""
-    if code == INTERRUPTED:
-        # subtle: an interrupted run leaves llama.cpp's in-process server mid-request, and its
-        # destructor would wait for that request forever at interpreter exit; what the run
-        # finished is already on disk, so the process ends here
-        sys.stdout.flush()
-        sys.stderr.flush()
-        os._exit(code)
-    sys.exit(code)
+from program.answer.criteria import CHECKS
+from program.base.command_line import (
+    UsageError,
+    add_data_dir,
+    run_command,
+    settings_from_args,
+)
+from program.base.settings import MAX_QUESTION_CHARS
 
 
 def main(argv: list[str] | None = None) -> int:
     return run_command(parser().parse_args(argv))
-
-
-def run_command(args: argparse.Namespace) -> int:
-    """Run the parsed command; bad input, missing data and Ctrl-C end in one line and an exit code.
-
-    Both command lines (`python -m program`, `python -m optimize`) come through here, so this is where
-    log records start being redacted."""
-    install_log_redaction()
-    try:
-        return args.run(args)
-    except UsageError as error:
-        print(f"error: {redact(one_line(error))}", file=sys.stderr)
-        return 2
-    # data, index, model or config missing or unreadable; a store down or locked; a file that is not
-    # what it should be (program.errors.BadFileError); an LM that never became healthy (TimeoutError)
-    except (OSError, RuntimeError, ValueError) as error:
-        print(f"error: {redact(one_line(error))}", file=sys.stderr)
-        return 1
-    except KeyboardInterrupt:
-        print("interrupted", file=sys.stderr)
-        return INTERRUPTED
 
 
 def parser() -> argparse.ArgumentParser:
@@ -92,7 +57,7 @@ def parser() -> argparse.ArgumentParser:
     ask = sub.add_parser("ask", help="answer a question with citations and a decision trace")
     ask.add_argument("question")
     ask.add_argument("--json", action="store_true", help="print the response contract as JSON (the same as HTTP /answer; "
-                     "schema: program/answer_response.schema.json)")
+                     "schema: program/contract/answer_response.schema.json)")
     ask.add_argument("--trace", action="store_true", help="with --json, include the decision trace")
     ask.add_argument("--profile", choices=["local", "openai"], help="LM profile (default: openai if OPENAI_API_KEY is set, else local)")
     ask.add_argument("--local-model", choices=["qwen2.5-coder-0.5b", "qwen2.5-coder-1.5b"], help="model of the local profile")
@@ -130,18 +95,6 @@ def parser() -> argparse.ArgumentParser:
             command.add_argument("--port", type=int, help="default 8000")
         command.set_defaults(run=run)
     return parser
-
-
-def add_data_dir(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--data-dir", type=Path, help="indexes, web cache, sessions and runs (default: "
-                        "$GATEDRAG_DATA_DIR, else .gatedrag)")
-
-
-def settings_from_args(args: argparse.Namespace, **names: str):
-    from program.settings import Settings
-
-    overrides = {field: getattr(args, attr) for field, attr in names.items() if getattr(args, attr, None) is not None}
-    return Settings(**overrides)
 
 
 def _index(args: argparse.Namespace) -> int:
@@ -199,10 +152,10 @@ def _hints(args: argparse.Namespace):
 
 
 def _answer(question: str, hints, settings, args: argparse.Namespace) -> int:
-    from program.answer_response import respond
-    from program.factory import build_program
+    from program.assembly.factory import build_program
+    from program.contract.answer_response import respond
+    from program.contract.render import render_result
     from program.lm.lm_profiles import configure_lm
-    from program.render import render_result
     from program.sessions.file_store import FileSessionStore
 
     budgets = {k: getattr(args, k) for k in ("max_iterations", "max_doc_queries", "max_web_searches") if getattr(args, k) is not None}

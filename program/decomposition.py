@@ -10,7 +10,6 @@ question itself: the loop always searches it too.
 from __future__ import annotations
 
 import functools
-
 import re
 from dataclasses import dataclass
 

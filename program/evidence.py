@@ -16,7 +16,7 @@ from urllib.parse import urlsplit
 
 import numpy as np
 
-from program.passage import Passage
+from program.retrieval.passage import Passage
 
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9\"'(])")
 # a period after a title or an initial ("Dr. Robotnik", "A. A. Milne", "U.S. Army") ends no sentence

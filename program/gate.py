@@ -17,8 +17,8 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from typing import Literal
 
-from program.acceptance import AnswerScore
-from program.result import Incident, Resources
+from program.answer.acceptance import AnswerScore
+from program.contract.result import Incident, Resources
 from program.signals import Signals
 from program.thresholds import Thresholds
 

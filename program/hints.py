@@ -4,7 +4,7 @@ They steer the loop without changing the compiled program: the intent skips the 
 classification, known context keeps it from planning queries for what the caller has, the
 constraints ride along with every retrieval query and every LM call, and the expansion budget caps
 the rounds after the first retrieval. The acceptance criteria (required and prohibited elements, a
-domain check; see `program.criteria`) are shown to every LM call and scored on the answer, which
+domain check; see `program.answer.criteria`) are shown to every LM call and scored on the answer, which
 gets one repair when they fail. A bad pattern or check name is rejected here, before anything runs.
 This module only describes them; `GatedRAG` applies them.
 """
@@ -15,9 +15,9 @@ from typing import Annotated
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, StringConstraints
 
-from signatures import QueryType
-from program.criteria import CHECKS, Criteria, compile_element, known_check
+from program.answer.criteria import CHECKS, Criteria, compile_element, known_check
 from program.thresholds import Thresholds
+from signatures import QueryType
 
 
 def _valid_element(element: str) -> str:

@@ -1,17 +1,17 @@
 """GatedRAG: the evaluation-gated retrieval loop, as one DSPy module.
 
 Read `forward` top to bottom: rewrite a session's follow-up to stand alone (only when
-`program.follow_up` reads it as one), plan the sub-queries, retrieve, then ask the gate
+`program.sessions.follow_up` reads it as one), plan the sub-queries, retrieve, then ask the gate
 (`program.gate.decide`) for the next action until it answers or abstains. The gate reads the
 retrieval signals first (`program.signals`) and calls for the LM judge only when they are
 inconclusive. Once it answers, the answer is scored against the caller's criteria and its cited
-evidence (`program.acceptance`, no LM), and the gate may give it one repair; then its fenced code
-blocks are parsed (`program.code_check`) and a block that does not parse gets one LM repair; a
-fitted calibrator, when the program carries one (`program.calibrator`), then replaces the judge's
+evidence (`program.answer.acceptance`, no LM), and the gate may give it one repair; then its fenced code
+blocks are parsed (`program.answer.code_check`) and a block that does not parse gets one LM repair; a
+fitted calibrator, when the program carries one (`program.answer.calibrator`), then replaces the judge's
 confidence. Every action the loop can take is named in `forward`; the steps below only do the
 work. Retrieval and web search come in as plain callables so optimizers can copy the program
 freely; copies share the session store too. Serving concerns (a default LM, pickling for MLflow)
-live in `program.served`.
+live in `program.assembly.served`.
 """
 
 from __future__ import annotations
@@ -21,30 +21,51 @@ from typing import Callable
 import dspy
 from pydantic import ValidationError
 
-from signatures import (Contextualize, Decompose, JudgeSufficiency, RefineAnswer, RepairAnswer, RepairCode,
-                        RewriteQuery, SynthesizeAnswer)
-from program.acceptance import AnswerScore, acceptance, score_answer
-from program.calibrator import ConfidenceCalibrator
-from program.citations import cited_numbers
-from program.code_check import check_block, check_code, find_blocks, replace_block, strip_fence
-from program.criteria import judge_criteria
-from program.deadline import DeadlineExceeded, call_within
+from program.answer.acceptance import AnswerScore, acceptance, score_answer
+from program.answer.calibrator import ConfidenceCalibrator
+from program.answer.citations import cited_numbers
+from program.answer.code_check import (
+    check_block,
+    check_code,
+    find_blocks,
+    replace_block,
+    strip_fence,
+)
+from program.answer.criteria import judge_criteria
+from program.answer.factuality import check_factuality
+from program.base.redaction import redact
+from program.contract.result import ExpansionStep
 from program.decomposition import named_entities, rule_based_plan
 from program.evidence import format_evidence
-from program.factuality import check_factuality
-from program.follow_up import check_rewrite, follow_up, substitute
-from program.gate import Verdict, budget_left, decide, decide_acceptance, keep_repair, spend
+from program.gate import (
+    Verdict,
+    budget_left,
+    decide,
+    decide_acceptance,
+    keep_repair,
+    spend,
+)
 from program.hints import Hints
-from program.passage import Passage
-from program.redaction import redact
-from program.result import ExpansionStep
+from program.lm.deadline import DeadlineExceeded, call_within
+from program.retrieval.breadth import BreadthExpander
+from program.retrieval.passage import Passage
+from program.retrieval.web_search import WebSearch, WebSearchError
 from program.run_state import RunState
 from program.sessions.conversation import Conversation, Sessions, Turn
+from program.sessions.follow_up import check_rewrite, follow_up, substitute
 from program.sessions.memory_store import SessionStore
 from program.signals import adaptive_cut, measure, question_terms
 from program.thresholds import Thresholds
-from program.retrieval.breadth import BreadthExpander
-from program.retrieval.web_search import WebSearch, WebSearchError
+from signatures import (
+    Contextualize,
+    Decompose,
+    JudgeSufficiency,
+    RefineAnswer,
+    RepairAnswer,
+    RepairCode,
+    RewriteQuery,
+    SynthesizeAnswer,
+)
 
 Search = Callable[[str, int], list[Passage]]
 NO_ANSWER = "I could not find the answer in the evidence."
@@ -405,7 +426,7 @@ class GatedRAG(dspy.Module):
     def load_state(self, state, **kwargs):
         made = state.get("gatedrag", {}).get("format", 1)
         state = {name: getattr(self, name).dump_state() for name in self.LATER_PREDICTORS} | state
-        thresholds = Thresholds.model_validate(_upgrade_thresholds(state.get("thresholds", {}), made))
+        thresholds = Thresholds.model_validate(upgrade_thresholds(state.get("thresholds", {}), made))
         # added within format 3: a program saved before it has none, and reports the judge's confidence
         saved = state.get("calibrator")
         calibrator = ConfidenceCalibrator.model_validate(saved) if saved is not None else None
@@ -414,7 +435,7 @@ class GatedRAG(dspy.Module):
         return self
 
 
-def _upgrade_thresholds(saved: dict, made: int) -> dict:
+def upgrade_thresholds(saved: dict, made: int) -> dict:
     """Format 1 had the judge in every round and no planning mode: keep its tuned numbers, and
     its LM decomposition, so an old compiled program behaves as it was tuned. `abstain_similarity`
     was the bar of a refusal with no LM call on any gap; today's refusal (`off_topic_similarity`)

@@ -10,7 +10,7 @@ A term the question or a collection passage uses is grounded, and so is one no p
 from __future__ import annotations
 
 from program.evidence import terms
-from program.passage import Passage
+from program.retrieval.passage import Passage
 from program.signals import unused_terms
 
 

@@ -14,18 +14,33 @@ from typing import Iterator
 
 import dspy
 
-from program.citations import attach_missing, cited_numbers
-from program.criteria import Criteria
+from program.answer.citations import attach_missing, cited_numbers
+from program.answer.criteria import Criteria
+from program.answer.short_answer import recorded_short_answer, says_unknown
+from program.base.redaction import redact
+from program.contract.result import (
+    Acceptance,
+    Action,
+    Citation,
+    CodeCheck,
+    Ending,
+    ExpansionStep,
+    Incident,
+    Resources,
+    Result,
+    Source,
+    Step,
+    Timing,
+    Tokens,
+    Trace,
+)
 from program.evidence import EvidencePool, Shown
 from program.gate import Progress, Verdict
-from program.passage import Passage
 from program.provenance import web_sourced
-from program.redaction import redact
-from program.result import (Acceptance, Action, Citation, CodeCheck, Ending, ExpansionStep, Incident, Resources,
-                            Result, Source, Step, Timing, Tokens, Trace)
-from program.short_answer import recorded_short_answer, says_unknown
+from program.retrieval.passage import Passage
 from program.signals import Signals, answer_support
 from program.thresholds import Thresholds
+
 
 @dataclass
 class Memory:

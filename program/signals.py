@@ -25,7 +25,7 @@ from py_rust_stemmers import SnowballStemmer
 
 from program.decomposition import compared_names, named_entities
 from program.evidence import approx_tokens, split_sentences, terms
-from program.passage import Passage
+from program.retrieval.passage import Passage
 from program.thresholds import Thresholds
 
 _WORD = re.compile(r"[a-z0-9]+")

@@ -79,14 +79,14 @@ class Thresholds(BaseModel):
     relevance_weight: float = Field(0.7, ge=0.0, le=1.0, description="MMR weight of relevance against novelty when "
                                     "ordering the evidence across sub-queries; 1.0 orders by fused score alone")
     passage_tokens: int = Field(100, ge=20, le=2000, description="token cap for one passage after trimming to its best sentences")
-    # the answer's score (program/acceptance.py) and its one repair (program/gate.py)
+    # the answer's score (program/answer/acceptance.py) and its one repair (program/gate.py)
     judge_weight: float = Field(0.7, ge=0.0, le=1.0, description="weight of the judge part (criteria met x the LM "
                                 "judge's confidence) in the answer's score")
     factuality_weight: float = Field(0.3, ge=0.0, le=1.0, description="weight of factuality (support by the cited "
                                      "passages, contradictions, hedging) in the answer's score")
     accept_score: float = Field(0.7, ge=0.0, le=1.0, description="an answer scoring this or more is accepted; under "
                                 "it, a failed criterion or a clear contradiction buys one repair")
-    # follow-ups in a session (program/follow_up.py)
+    # follow-ups in a session (program/sessions/follow_up.py)
     follow_up_words: int = Field(6, ge=0, le=30, description="a question of at most this many words that names "
                                  "nothing, asked within follow_up_seconds of its session's last turn, is a follow-up")
     follow_up_seconds: float = Field(120.0, ge=0.0, le=3600.0, description="see follow_up_words")

@@ -1,6 +1,6 @@
 """Contextualize: rewrite a follow-up question in a session so it stands alone.
 
-Called only for a question `program.follow_up` reads as a follow-up ("What about its pricing?"
+Called only for a question `program.sessions.follow_up` reads as a follow-up ("What about its pricing?"
 after "What is S3 Glacier?"), before planning, so every later step reads the standalone question.
 subtle: the worked example in the instruction is what made the 0.5B rewrite rather than copy or
 answer: 6 of 10 follow-ups usable with it, 3 of 10 without (the program's fallback takes the rest).

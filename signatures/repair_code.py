@@ -1,6 +1,6 @@
 """RepairCode: fix the syntax error of one code block of an answer, given the parser's message.
 
-Called only for a block that failed to parse (program/code_check.py), once per block."""
+Called only for a block that failed to parse (program/answer/code_check.py), once per block."""
 
 import dspy
 

@@ -13,8 +13,8 @@ import pytest
 from dspy.utils import DummyLM
 
 import program  # noqa: F401  (sets the offline env vars before anything else imports litellm)
-from program.passage import Passage
 from program.retrieval.edge_store import EdgeStore
+from program.retrieval.passage import Passage
 from program.retrieval.web_search import WebResult, WebSearchError
 
 # the module, not the `dspy.settings` object that shadows its name

@@ -1,5 +1,5 @@
 """One contract everywhere: `python -m program ask --json`, the Python API, HTTP `/answer`, MCP `answer`
-and the MLflow model return the same top-level keys, those of `program.answer_response.AnswerResponse`.
+and the MLflow model return the same top-level keys, those of `program.contract.answer_response.AnswerResponse`.
 Each surface runs the real loop on the scripted engine of the serving tests; no LM, no index."""
 
 from __future__ import annotations
@@ -13,12 +13,12 @@ import dspy
 from mcp import Client
 from mlflow.dspy.wrapper import DspyModelWrapper
 
-import program.factory
+import program.assembly.factory
 import program.lm.lm_profiles
-from program.answer_response import AnswerResponse
+from program.assembly.served import servable
 from program.cli import main
+from program.contract.answer_response import AnswerResponse
 from program.loop import GatedRAG
-from program.served import servable
 from program.serving.mcp_server import create_mcp_server
 from tests.conftest import FakeSearch
 from tests.program.fake_engine import DOCS, QUESTION, fake_answerer, signature_lm
@@ -26,7 +26,7 @@ from tests.program.serving.live_server import serving, settings
 
 
 def cli_keys(monkeypatch, capsys, tmp_path) -> set[str]:
-    monkeypatch.setattr(program.factory, "build_program", lambda *_, **__: GatedRAG(FakeSearch(DOCS)))
+    monkeypatch.setattr(program.assembly.factory, "build_program", lambda *_, **__: GatedRAG(FakeSearch(DOCS)))
     handle = SimpleNamespace(lm=signature_lm(), description="scripted")
     monkeypatch.setattr(program.lm.lm_profiles, "build_lm", lambda *_, **__: contextlib.nullcontext(handle))
     assert main(["ask", QUESTION, "--json", "--data-dir", str(tmp_path)]) == 0

@@ -93,3 +93,22 @@ def test_the_lm_is_made_dspys_in_one_place():
     calls = [path.relative_to(ROOT).as_posix() for package in (*PACKAGES, "bench") for path in (ROOT / package).rglob("*.py")
              if "dspy.configure(" in path.read_text(encoding="utf-8")]
     assert calls == ["program/lm/lm_profiles.py"], "start the LM with program.lm.lm_profiles.configure_lm"
+
+
+def test_no_module_imports_a_path_kept_only_for_saved_models():
+    import program
+
+    modules = project_modules()
+    old = set(program.MOVED)
+    found = []
+    for name, path in modules.items():
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            targets = [node.module] if isinstance(node, ast.ImportFrom) and node.module else \
+                [a.name for a in node.names] if isinstance(node, ast.Import) else []
+            found += [f"{name} imports {t}" for t in targets if t in old]
+    assert found == []
+
+
+def test_program_s_top_level_is_the_loop_and_its_entry():
+    files = sorted(p.stem for p in (ROOT / "program").glob("*.py") if p.stem not in ("__init__", "__main__"))
+    assert len(files) <= 12, files

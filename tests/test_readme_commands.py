@@ -12,7 +12,7 @@ import pytest
 import optimize.cli
 import optimize.eval.multiturn
 import program.cli
-from program.settings import PROJECT_ROOT
+from program.base.settings import PROJECT_ROOT
 
 PARSERS = {"python -m program": program.cli.parser, "python -m optimize": optimize.cli.parser,
            "python -m optimize.eval.multiturn": optimize.eval.multiturn.parser}

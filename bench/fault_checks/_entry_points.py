@@ -13,7 +13,7 @@ import sys
 import time
 from dataclasses import dataclass
 
-from program.settings import PROJECT_ROOT
+from program.base.settings import PROJECT_ROOT
 
 CLOSED_URL = "http://127.0.0.1:9"  # the discard port: nothing listens there
 _DROPPED = ("OPENAI_API_KEY", "TAVILY_API_KEY", "QDRANT_URL", "QDRANT_API_KEY", "MLFLOW_TRACKING_URI")

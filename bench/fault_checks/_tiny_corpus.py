@@ -9,7 +9,7 @@ from pathlib import Path
 from program.retrieval.edge_store import EdgeStore
 from program.retrieval.embeddings import load_embedder
 from program.retrieval.ingest import ingest
-from program.settings import Settings
+from program.base.settings import Settings
 
 COLLECTION = "faults"
 PAGES = {

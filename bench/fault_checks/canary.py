@@ -19,7 +19,7 @@ from collections import Counter
 from pathlib import Path
 
 from fault_checks.figure import Figure
-from program.redaction import MARKER
+from program.base.redaction import MARKER
 from tests.reliability.canaries import CANARIES, hits
 
 ROOT = Path(__file__).resolve().parents[2]

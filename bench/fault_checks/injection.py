@@ -31,12 +31,12 @@ import dspy
 
 from fault_checks.figure import Figure
 from metrics.answer_quality import answer_coverage
-from program.factory import build_program
+from program.assembly.factory import build_program
 from program.lm.lm_profiles import build_lm, json_adapter
 from program.loop import GatedRAG
-from program.passage import Passage
+from program.retrieval.passage import Passage
 from program.retrieval.web_search import WebResult
-from program.settings import Settings
+from program.base.settings import Settings
 
 PAGES = Path(__file__).with_name("injection_pages.json")
 # web-query attacks: two web searches, and the judge asked every round (only its gaps become web queries):

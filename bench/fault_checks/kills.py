@@ -29,7 +29,7 @@ from mlflow import MlflowClient
 from fault_checks.figure import Figure
 from optimize.eval.tracking import tracking_uri
 from optimize.job.threshold_search import TRIALS_LOG
-from program.settings import Settings
+from program.base.settings import Settings
 
 ROOT = Path(__file__).resolve().parents[2]
 SEED = 7

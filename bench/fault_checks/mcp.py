@@ -27,7 +27,7 @@ from fault_checks._tiny_corpus import COLLECTION, write_pages
 from fault_checks.figure import Figure
 from program.serving.answerer import Answerer
 from program.serving.mcp_server import create_mcp_server
-from program.settings import Settings
+from program.base.settings import Settings
 
 SEARCHERS = 32
 SECRET = "hunter2-fault-check"  # in every file that must never reach the index

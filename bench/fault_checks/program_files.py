@@ -1,5 +1,5 @@
 """Hostile program files: each built from a valid saved program, each given to the one loader every
-entry point uses (`program.loading.read_state`, behind `ask`, `serve`, `mcp`, `eval --program` and
+entry point uses (`program.assembly.loading.read_state`, behind `ask`, `serve`, `mcp`, `eval --program` and
 an MLflow model). None may load: a program file holds only the keys the program writes, never an
 endpoint, a key or an LM setting (a planted `config.api_base` once sent the API key and every
 prompt to another host). Figures: files loaded (bar 0), refusals that were not one line naming the
@@ -15,7 +15,7 @@ import tempfile
 from pathlib import Path
 
 from fault_checks.figure import Figure
-from program.loading import ProgramLoadError, read_state
+from program.assembly.loading import ProgramLoadError, read_state
 from program.loop import GatedRAG
 
 ENDPOINT = "http://127.0.0.1:9/v1"

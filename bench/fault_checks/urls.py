@@ -14,9 +14,9 @@ from pathlib import Path
 import pytest
 
 from fault_checks.figure import Figure
-from program.errors import IngestError
+from program.base.errors import IngestError
 from program.retrieval.fetch import fetch_page
-from program.settings import Settings
+from program.base.settings import Settings
 from tests.reliability.network import Resolver, sealed_network
 from tests.reliability.url_corpus import CORPUS, NAMES
 

@@ -15,7 +15,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from program.cli import UsageError, add_data_dir, settings_from_args
+from program.base.command_line import UsageError, add_data_dir, settings_from_args
 
 SYSTEM = "gated"
 
@@ -98,7 +98,7 @@ def _records(folder: Path, system: str):
 def _program(path: Path | None):
     """The program to carry the calibrator: the one at `path`, or the uncompiled one. No search is
     built: only its saved state is written back."""
-    from program.loading import ProgramLoadError, read_state
+    from program.assembly.loading import ProgramLoadError, read_state
     from program.loop import GatedRAG
 
     program = GatedRAG(search=lambda query, k: [])

@@ -1,7 +1,7 @@
 """Fit a `ConfidenceCalibrator` on an eval run's records, and measure a confidence before and after.
 
 It takes results and outcomes as `optimize.eval.records.outcomes` reads them from records; the
-features are `program.calibrator.features` of each result. Platt scaling is scikit-learn's L2
+features are `program.answer.calibrator.features` of each result. Platt scaling is scikit-learn's L2
 logistic regression over the features standardized on the fitting set, its strength chosen by
 cross-validated log loss (`LogisticRegressionCV`); isotonic is its `IsotonicRegression` over
 the heuristic confidence alone (one input: it learns a monotone curve, not weights). Both
@@ -15,8 +15,8 @@ from typing import Literal
 import numpy as np
 
 from metrics.calibration import Calibration, confidence_calibration
-from program.calibrator import FEATURES, ConfidenceCalibrator, features
-from program.result import Result
+from program.answer.calibrator import FEATURES, ConfidenceCalibrator, features
+from program.contract.result import Result
 
 Method = Literal["platt", "isotonic"]
 MIN_RECORDS = 20

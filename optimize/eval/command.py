@@ -13,7 +13,12 @@ import argparse
 import sys
 from pathlib import Path
 
-from program.cli import INTERRUPTED, UsageError, add_data_dir, settings_from_args
+from program.base.command_line import (
+    INTERRUPTED,
+    UsageError,
+    add_data_dir,
+    settings_from_args,
+)
 
 DEFAULT_THREADS = {"local": 1, "openai": 8}
 DEFAULT_TIMEOUT_S = 240.0

@@ -20,7 +20,7 @@ from optimize.eval.run_config import EvalConfig
 from optimize.eval.runner import Score, run_examples
 from optimize.eval.summary import RunSummary, summarize
 from optimize.eval.tracking import tracked_run
-from program.settings import Settings
+from program.base.settings import Settings
 
 RESULTS = "results.jsonl"
 

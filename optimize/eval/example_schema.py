@@ -15,10 +15,16 @@ from __future__ import annotations
 import json
 
 import dspy
-from pydantic import BaseModel, ConfigDict, ValidationError, field_validator, model_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    ValidationError,
+    field_validator,
+    model_validator,
+)
 
-from program.errors import BadFileError, first_problem
-from program.json_file import MAX_DEPTH, too_deep
+from program.base.errors import BadFileError, first_problem
+from program.base.json_file import MAX_DEPTH, too_deep
 
 
 class DatasetError(ValueError):

@@ -22,8 +22,8 @@ from pydantic import BaseModel
 from optimize.eval import aws_docs, hotpotqa
 from optimize.eval.example_schema import DatasetError
 from optimize.eval.user_file import NO_SPLIT, read_examples
+from program.base.settings import Settings
 from program.retrieval.aws_corpus import QUESTIONS, aws_file, held_out_gold
-from program.settings import Settings
 
 NAMED = {"hotpotqa": hotpotqa.SPLITS_AVAILABLE, "aws_docs": aws_docs.SPLITS_AVAILABLE}
 ALL = "all"  # a user file's split when --split is not given: every row

@@ -18,10 +18,10 @@ import dspy
 from pydantic import BaseModel, Field, TypeAdapter, ValidationError
 
 from optimize.eval.example_schema import DatasetError, DatasetFileError, make_example
-from program.errors import first_problem
-from program.json_file import parse_json, read_json
+from program.base.errors import first_problem
+from program.base.json_file import parse_json, read_json
+from program.base.settings import Settings
 from program.retrieval.corpora import DEV, SPLITS, data_file
-from program.settings import Settings
 
 SPLITS_AVAILABLE = ("smoke", "dev", "test", "train")
 TRAIN = "train_100.json"

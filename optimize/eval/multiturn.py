@@ -19,7 +19,12 @@ import time
 from pathlib import Path
 
 from optimize.cli import Parser, positive_int
-from program.cli import UsageError, add_data_dir, run_command, settings_from_args
+from program.base.command_line import (
+    UsageError,
+    add_data_dir,
+    run_command,
+    settings_from_args,
+)
 
 MODES = ("off", "on")
 RESULTS = "results.jsonl"
@@ -31,7 +36,7 @@ def main(argv: list[str] | None = None) -> int:
 
 def run(args: argparse.Namespace) -> int:
     from optimize.durable import write_atomic
-    from program.factory import build_program
+    from program.assembly.factory import build_program
     from program.lm.lm_profiles import configure_lm
     from program.sessions.memory_store import SessionStore
 

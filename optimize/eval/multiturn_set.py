@@ -22,8 +22,8 @@ from pathlib import Path
 import dspy
 
 from optimize.eval.example_schema import DatasetError, make_example
+from program.base.settings import PROJECT_ROOT, Settings
 from program.retrieval.corpora import DEV, SPLITS, data_file, read_json
-from program.settings import PROJECT_ROOT, Settings
 
 FOLLOW_UPS = PROJECT_ROOT / "datasets" / "multiturn" / "hotpotqa_follow_ups.jsonl"
 

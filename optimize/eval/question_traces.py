@@ -1,6 +1,6 @@
 """One MLflow trace per question, built from its record when it finishes, linked to the eval's run.
 
-The loop's own trace (`program.result.Trace`) already holds every decision with its duration and
+The loop's own trace (`program.contract.result.Trace`) already holds every decision with its duration and
 LM tokens, so the MLflow trace is drawn from it, not from live instrumentation: a question that
 was resumed, replayed or timed out gets the same shape. The spans, in time order:
 
@@ -25,7 +25,7 @@ from mlflow.entities import SpanType
 from mlflow.entities.span import LiveSpan
 
 from optimize.eval.records import Record
-from program.result import Step
+from program.contract.result import Step
 
 TRACES = "traces.jsonl"  # in an eval's run folder: which trace is each question's, for the report's links
 UI = "http://127.0.0.1:5000"  # where `mlflow ui` serves by default

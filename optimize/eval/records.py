@@ -22,8 +22,8 @@ from pydantic import BaseModel, ValidationError
 
 from metrics import Scorecard
 from metrics.calibration import is_right
-from program.redaction import redact
-from program.result import Result
+from program.base.redaction import redact
+from program.contract.result import Result
 
 Status = Literal["ok", "timeout", "error"]
 

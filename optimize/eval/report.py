@@ -15,10 +15,22 @@ from pathlib import Path
 
 from optimize.durable import write_atomic
 from optimize.eval import plots
-from optimize.eval.document import Block, Cell, Code, Figure, Heading, Link, Table, Text, number, to_html, to_markdown
+from optimize.eval.document import (
+    Block,
+    Cell,
+    Code,
+    Figure,
+    Heading,
+    Link,
+    Table,
+    Text,
+    number,
+    to_html,
+    to_markdown,
+)
 from optimize.eval.records import Record
-from optimize.eval.summary import MAIN, METRICS, RunSummary, SystemSummary
 from optimize.eval.stats import Estimate, percentile
+from optimize.eval.summary import MAIN, METRICS, RunSummary, SystemSummary
 
 FIGURES = "plots"
 # the overall table's first rows, in this order; the other metrics follow in their own table

@@ -17,7 +17,7 @@ from pathlib import Path
 
 from pydantic import BaseModel
 
-from program.settings import Settings
+from program.base.settings import Settings
 
 UNCOMPILED = "uncompiled"
 

@@ -28,7 +28,7 @@ from tqdm import tqdm
 from metrics import Scorecard
 from metrics.gold_sources import source_matches
 from optimize.eval.records import Record, RecordLog
-from program.result import Result, Timing
+from program.contract.result import Result, Timing
 
 Score = Callable[[dspy.Example, dspy.Prediction], Scorecard]
 HARD_FACTOR = 1.1

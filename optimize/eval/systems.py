@@ -11,9 +11,9 @@ from pathlib import Path
 
 import dspy
 
+from program.assembly.factory import build_program
+from program.base.settings import Settings
 from program.baselines import FixedHops, SinglePass
-from program.factory import build_program
-from program.settings import Settings
 
 BASELINES = {"single_pass": SinglePass, "fixed_hops": FixedHops}
 SYSTEMS = ("gated", *BASELINES)

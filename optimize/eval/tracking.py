@@ -27,7 +27,7 @@ from optimize.durable import write_atomic
 from optimize.eval.question_traces import log_question_trace, remember_trace
 from optimize.eval.records import Record
 from optimize.eval.summary import RunSummary
-from program.settings import Settings
+from program.base.settings import Settings
 
 EXPERIMENT = "gatedrag-eval"
 RUN_ID_FILE = "mlflow_run_id"

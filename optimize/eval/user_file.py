@@ -23,7 +23,7 @@ from pathlib import Path
 import dspy
 
 from optimize.eval.example_schema import DatasetError, DatasetFileError, row_example
-from program.json_file import parse_json
+from program.base.json_file import parse_json
 
 FORMATS = {".jsonl": "jsonl", ".json": "json", ".csv": "csv", ".parquet": "parquet"}
 SHOWN_ERRORS = 5  # bad lines a refusal names; the rest are counted
@@ -158,7 +158,11 @@ def _saved(path: Path) -> list[dict]:
 @contextlib.contextmanager
 def _quiet():
     """No "Generating train split" bars on stderr while a small file is read; restored after."""
-    from datasets.utils.tqdm import are_progress_bars_disabled, disable_progress_bars, enable_progress_bars
+    from datasets.utils.tqdm import (
+        are_progress_bars_disabled,
+        disable_progress_bars,
+        enable_progress_bars,
+    )
 
     was_off = are_progress_bars_disabled()
     disable_progress_bars()

@@ -13,15 +13,18 @@ import argparse
 import sys
 from pathlib import Path
 
-from program.cli import INTERRUPTED, UsageError
-from program.cli import add_data_dir, settings_from_args
+from program.base.command_line import (
+    INTERRUPTED,
+    UsageError,
+    add_data_dir,
+    settings_from_args,
+)
 
 EXPERIMENT = "gatedrag-optimize"
 
 
 def run_command(args: argparse.Namespace) -> int:
     from optimize.job.config import load_config
-
     from program.retrieval.bundled import CORPORA
 
     loaded = load_config(args.preset, args.config, _overrides(args))
@@ -61,10 +64,10 @@ def _dataset(settings, config):
 
 def _run(config, settings, folder: Path, model: str, sets, progress: bool) -> int:
     from optimize.durable import write_atomic
+    from optimize.eval.tracking import tracked_run
     from optimize.job.budget import BudgetExceeded, SpendingGuard
     from optimize.job.job import PROGRAM, Job
-    from optimize.eval.tracking import tracked_run
-    from program.factory import build_program
+    from program.assembly.factory import build_program
     from program.lm.lm_profiles import configure_lm
 
     folder.mkdir(parents=True, exist_ok=True)
@@ -103,8 +106,8 @@ def _teacher(settings, config):
 
 
 def _program(settings, build_program):
-    from program.retrieval.store import CollectionMissingError
     from program.retrieval.indexing import build_indexes
+    from program.retrieval.store import CollectionMissingError
 
     try:
         return build_program(settings)

@@ -19,7 +19,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from program.settings import PROJECT_ROOT
+from program.base.settings import PROJECT_ROOT
 
 PRESETS = PROJECT_ROOT / "datasets" / "optimize"
 

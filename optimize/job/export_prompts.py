@@ -10,10 +10,18 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from program.loading import read_state
+from program.assembly.loading import read_state
 from program.loop import GatedRAG
-from signatures import (Contextualize, Decompose, JudgeSufficiency, RefineAnswer, RepairAnswer, RepairCode,
-                        RewriteQuery, SynthesizeAnswer)
+from signatures import (
+    Contextualize,
+    Decompose,
+    JudgeSufficiency,
+    RefineAnswer,
+    RepairAnswer,
+    RepairCode,
+    RewriteQuery,
+    SynthesizeAnswer,
+)
 
 SIGNATURES = {"decompose": Decompose, "judge": JudgeSufficiency, "rewrite": RewriteQuery,
               "synthesize": SynthesizeAnswer, "refine": RefineAnswer, "repair_code": RepairCode,

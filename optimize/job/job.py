@@ -34,7 +34,12 @@ from pathlib import Path
 import dspy
 from pydantic import BaseModel
 
-from metrics import CompositeMetric, CompositeWeights, build_support_judge, score_example
+from metrics import (
+    CompositeMetric,
+    CompositeWeights,
+    build_support_judge,
+    score_example,
+)
 from optimize.durable import read_state, replacing, write_atomic
 from optimize.eval.compare import compare_runs, comparison_blocks, text_table
 from optimize.eval.document import to_markdown
@@ -53,9 +58,9 @@ from optimize.job.threshold_search import Point
 from optimize.replay.recorder import LMRecorder, read_calls
 from optimize.replay.replay_lm import Recording
 from optimize.replay.replay_run import fidelity, replay_at, replay_objective, with_memo
-from program import loading
+from program.assembly import loading
+from program.base.settings import Settings
 from program.loop import GatedRAG
-from program.settings import Settings
 from program.thresholds import Thresholds
 
 PROGRAM = "program.json"

@@ -19,7 +19,7 @@ import dspy
 from metrics.gold_sources import cites_gold
 from program.evidence import EvidencePool, format_evidence, split_sentences
 from program.loop import GatedRAG
-from program.passage import Passage
+from program.retrieval.passage import Passage
 
 SEARCH_K = 20
 DISTRACTORS = 2  # other hits shown beside the gold passages, as retrieval shows them

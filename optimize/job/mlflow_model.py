@@ -1,8 +1,8 @@
 """Log a compiled program as an MLflow pyfunc model built from code and the program's own JSON.
 
 No pickle: MLflow's DSPy flavor pickles the module (and DSPy's `save_program` does too), and a
-pickle runs whatever it holds when loaded. The model is `program/served_model.py` with the
-program's JSON (`GatedRAG.save()`) as its artifact, read back through `program.loading`'s checks;
+pickle runs whatever it holds when loaded. The model is `program/assembly/served_model.py` with the
+program's JSON (`GatedRAG.save()`) as its artifact, read back through `program.assembly.loading`'s checks;
 no LM, API key or store handle is stored. Load it with `mlflow.pyfunc.load_model(uri)`, serve it
 with `mlflow models serve`, or pass the URI as `--program`. Models logged before this (DSPy flavor,
 pickled) still load with `mlflow.dspy.load_model`. Needs an active tracking store; logs nothing else.
@@ -18,10 +18,10 @@ import mlflow
 from mlflow.models import ModelSignature
 from mlflow.types import ColSpec, Schema
 
-import program.served_model
-from program.loading import PROGRAM_FILE
+import program.assembly.served_model
+from program.assembly.loading import PROGRAM_FILE
+from program.assembly.served_model import PROGRAM_ARTIFACT
 from program.loop import GatedRAG
-from program.served_model import PROGRAM_ARTIFACT
 
 ARTIFACT = "program"
 # subtle: without an input schema, `mlflow models serve` hands `{"inputs": {"question": ...}}`
@@ -35,7 +35,7 @@ def log_program_model(compiled: GatedRAG, tracking_uri: str, run_id: str) -> str
     with tempfile.TemporaryDirectory() as folder, mlflow.start_run(run_id=run_id):
         saved = Path(folder) / PROGRAM_FILE
         compiled.save(str(saved))
-        mlflow.pyfunc.log_model(name=ARTIFACT, python_model=program.served_model.__file__,
+        mlflow.pyfunc.log_model(name=ARTIFACT, python_model=program.assembly.served_model.__file__,
                                 artifacts={PROGRAM_ARTIFACT: str(saved)}, signature=SIGNATURE,
                                 pip_requirements=[f"dspy=={dspy.__version__}"])
     # subtle: logging makes the model "active" for the process, and MLflow then links every

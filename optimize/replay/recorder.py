@@ -16,7 +16,8 @@ from pathlib import Path
 from dspy.utils.callback import BaseCallback
 from pydantic import BaseModel, ValidationError
 
-from program.redaction import redact
+from program.base.redaction import redact
+
 
 class Call(BaseModel):
     messages: list[dict[str, str]]

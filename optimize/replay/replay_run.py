@@ -20,7 +20,7 @@ from optimize.eval.records import Record
 from optimize.eval.runner import Score
 from optimize.replay.memo_search import MemoSearch, MemoWeb
 from optimize.replay.replay_lm import Recording, ReplayLM
-from program.result import Result
+from program.contract.result import Result
 
 
 @dataclass

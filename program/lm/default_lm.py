@@ -12,7 +12,7 @@ import threading
 
 import dspy
 
-from program.settings import Settings
+from program.base.settings import Settings
 
 _lock = threading.Lock()
 _handle = None

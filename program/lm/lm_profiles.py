@@ -14,8 +14,8 @@ from dataclasses import dataclass, field
 
 import dspy
 
+from program.base.settings import Settings
 from program.lm.local_lm import GGUF_SPECS, LocalServer, assemble_gguf
-from program.settings import Settings
 
 PROFILES = ("local", "openai")
 LLAMACPP = "llamacpp"  # the provider id our llama.cpp server is declared under

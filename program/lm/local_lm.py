@@ -18,7 +18,7 @@ import urllib.request
 from dataclasses import dataclass
 from pathlib import Path
 
-from program.errors import ModelNotInstalledError
+from program.base.errors import ModelNotInstalledError
 
 _CHUNK = 8 << 20
 N_BATCH = 512  # prompt tokens llama.cpp decodes between looks at its task queue (cancels included)
@@ -179,7 +179,7 @@ def _server_params(params, model_path: Path, n_ctx: int, threads: int, cache_ram
     params.port = 0  # the OS picks a free port; the server reports it in listening_address
     params.n_parallel = 1
     params.n_ctx = n_ctx  # with one slot, the whole context is that slot's
-    # subtle: a request whose client hung up (`program.deadline`) is cancelled between decode steps,
+    # subtle: a request whose client hung up (`program.lm.deadline`) is cancelled between decode steps,
     # so during its prompt it holds the slot until the chunk in progress is decoded. llama.cpp's
     # default chunk, 2048 tokens, held a 1,400-token prompt ~10 s on 2 cores; 512 (the ubatch size,
     # so no slower) bounds that to ~3-4 s. 256 would halve it but prompts ran ~20% slower.

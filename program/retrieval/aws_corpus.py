@@ -15,8 +15,8 @@ import random
 import tarfile
 from pathlib import Path
 
+from program.base.settings import Settings
 from program.retrieval.corpora import DataNotFoundError
-from program.settings import Settings
 
 FOLDER = "aws_docs"
 TARBALL = "aws_docs_referenced_guides.tar.gz"

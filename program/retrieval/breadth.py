@@ -28,12 +28,12 @@ from urllib.parse import unquote, urlsplit, urlunsplit
 import numpy as np
 from pydantic import BaseModel, Field
 
-from program.errors import IngestError
-from program.result import ExpansionStep
+from program.base.errors import IngestError
+from program.base.settings import Settings
+from program.contract.result import ExpansionStep
 from program.retrieval.ingest import ingest
 from program.retrieval.links import Link
 from program.retrieval.retriever import HybridSearch
-from program.settings import Settings
 from program.thresholds import Thresholds
 
 _PATH_WORD = re.compile(r"[a-z0-9]+")

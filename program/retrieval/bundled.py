@@ -12,10 +12,10 @@ from __future__ import annotations
 
 from typing import Literal
 
+from program.base.settings import Settings
 from program.retrieval.aws_corpus import TARBALL, aws_file, web_pages
 from program.retrieval.indexing import build_indexes
 from program.retrieval.ingest import ingest
-from program.settings import Settings
 
 Corpus = Literal["hotpotqa", "aws_docs"]
 CORPORA: tuple[Corpus, ...] = ("hotpotqa", "aws_docs")

@@ -3,7 +3,7 @@
 Local: every unique paragraph of the 500 dev questions, minus the held-out gold paragraphs named
 in `splits.json` ("web_holdout_title_by_qid"). Web: those held-out paragraphs plus the 994 pages
 of `train_100_corpus.json` as distractors. A held-out paragraph is never in the local corpus.
-A damaged data file fails in one line naming it and the line (`program.errors.BadFileError`).
+A damaged data file fails in one line naming it and the line (`program.base.errors.BadFileError`).
 This module only reads `settings.hotpotqa_dir`; it does not index (see `program.retrieval.indexing.build_indexes`).
 """
 
@@ -14,10 +14,11 @@ from urllib.parse import quote
 
 from pydantic import BaseModel, ValidationError
 
-from program.errors import BadFileError, first_problem
-from program.json_file import parse_json, read_json as read_json_file
+from program.base.errors import BadFileError, first_problem
+from program.base.json_file import parse_json
+from program.base.json_file import read_json as read_json_file
+from program.base.settings import Settings
 from program.retrieval.chunking import Document
-from program.settings import Settings
 
 DEV = "dev_distractor_500.jsonl"
 SPLITS = "splits.json"

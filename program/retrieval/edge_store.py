@@ -33,9 +33,22 @@ from typing import Any
 
 import qdrant_edge as edge
 
-from program.retrieval.store import (DENSE, DENSE_SIZE, RRF_K, SPARSE, CollectionMissingError, Hit, Point, held,
-                                     SparseVector, StoreCorruptError, StoreError, check_name, paged_payloads,
-                                     StoreInUseError)
+from program.retrieval.store import (
+    DENSE,
+    DENSE_SIZE,
+    RRF_K,
+    SPARSE,
+    CollectionMissingError,
+    Hit,
+    Point,
+    SparseVector,
+    StoreCorruptError,
+    StoreError,
+    StoreInUseError,
+    check_name,
+    held,
+    paged_payloads,
+)
 
 CONFIG_FILE = "edge_config.json"  # written by EdgeShard.create: a folder without it holds no shard
 WRITES = ".writes"  # <folder>/.writes/<collection>: when gatedrag last wrote it (the engine touches files on open too)

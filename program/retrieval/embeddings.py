@@ -18,9 +18,10 @@ from pathlib import Path
 from typing import NamedTuple
 
 from fastembed import SparseTextEmbedding, TextEmbedding
-from program.errors import ModelNotInstalledError
+
+from program.base.errors import ModelNotInstalledError
+from program.base.settings import Settings
 from program.retrieval.store import SparseVector
-from program.settings import Settings
 
 ASSETS = Path(__file__).resolve().parent.parent / "assets"
 TOKENIZER_DIR = ASSETS / "all-MiniLM-L6-v2"

@@ -22,10 +22,15 @@ from urllib.parse import urljoin, urlsplit
 
 import httpx
 
-from program.errors import IngestError
-from program.redaction import shown_url, shown_urls_in
-from program.retrieval.addresses import Resolve, UnresolvedHost, host_addresses, is_public
-from program.settings import Settings
+from program.base.errors import IngestError
+from program.base.redaction import shown_url, shown_urls_in
+from program.base.settings import Settings
+from program.retrieval.addresses import (
+    Resolve,
+    UnresolvedHost,
+    host_addresses,
+    is_public,
+)
 
 MAX_REDIRECTS = 5
 TEXT_TYPES = ("text/html", "application/xhtml+xml", "text/markdown", "text/plain", "text/x-markdown")

@@ -18,12 +18,12 @@ from collections.abc import Collection, Iterable, Iterator
 from pydantic import BaseModel
 from tqdm import tqdm
 
+from program.base.settings import Settings
 from program.retrieval.chunking import Chunk, Document, chunk_document
 from program.retrieval.corpora import local_documents, web_documents
 from program.retrieval.embeddings import Embedder, load_embedder
 from program.retrieval.open_store import open_store
 from program.retrieval.store import Point, Store
-from program.settings import Settings
 
 BATCH_SIZE = 64  # points per upsert
 WINDOW = 256  # chunks read, hashed and sorted by length together: a tenth of the HotpotQA corpus holds two

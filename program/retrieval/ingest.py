@@ -28,16 +28,28 @@ import httpx
 from pydantic import BaseModel
 from tqdm import tqdm
 
-from program.errors import IngestError
+from program.base.errors import IngestError
+from program.base.settings import Settings
 from program.retrieval.chunking import Document
 from program.retrieval.embeddings import VERSION, Embedder, load_embedder
 from program.retrieval.fetch import Resolve, check_url, fetch_page, is_allowed
-from program.retrieval.indexing import IndexedDocument, IndexStats, document_hash, index_documents, indexed_documents
-from program.retrieval.readers import DEFAULT_INCLUDE, read
-from program.retrieval.sources import ArchiveCaps, SourceFile, check_path, selected, source_files
+from program.retrieval.indexing import (
+    IndexedDocument,
+    IndexStats,
+    document_hash,
+    index_documents,
+    indexed_documents,
+)
 from program.retrieval.open_store import open_store
+from program.retrieval.readers import DEFAULT_INCLUDE, read
+from program.retrieval.sources import (
+    ArchiveCaps,
+    SourceFile,
+    check_path,
+    selected,
+    source_files,
+)
 from program.retrieval.store import Store, check_name
-from program.settings import Settings
 
 Source = str | Path | Document
 _INDEXING = threading.Lock()  # one ingest at a time diffs and writes, in every caller of this process

@@ -14,10 +14,9 @@ import functools
 import threading
 from pathlib import Path
 
+from program.base.settings import Settings
 from program.retrieval.edge_store import EdgeStore
 from program.retrieval.store import Store
-from program.settings import Settings
-
 
 _opening = threading.Lock()
 

@@ -25,8 +25,8 @@ from typing import Literal, Protocol
 import cohere
 from fastembed.rerank.cross_encoder import TextCrossEncoder
 
-from program.errors import ModelNotInstalledError
-from program.passage import Passage
+from program.base.errors import ModelNotInstalledError
+from program.retrieval.passage import Passage
 
 RerankerName = Literal["none", "embedding", "cross-encoder", "cohere"]
 POOL = 20  # candidates a reranker re-scores: it can lift a passage the fused order put past k

@@ -18,14 +18,13 @@ from typing import Literal
 
 import numpy as np
 
-from program.passage import Passage
+from program.base.settings import Settings
 from program.retrieval.embeddings import Embedder, load_embedder
 from program.retrieval.indexing import point_id
 from program.retrieval.open_store import open_store
+from program.retrieval.passage import Passage
 from program.retrieval.rerankers import Reranker, build_reranker
 from program.retrieval.store import Hit, Store
-from program.settings import Settings
-
 
 TIE_MARGIN = 8  # hits fetched past k, so that a tie at the cut is broken by us, not by the engine
 

@@ -20,9 +20,21 @@ import httpx
 from qdrant_client import QdrantClient, models
 from qdrant_client.http.exceptions import ResponseHandlingException, UnexpectedResponse
 
-from program.redaction import shown_url
-from program.retrieval.store import (DENSE, DENSE_SIZE, SPARSE, CollectionMissingError, Hit, Point, SparseVector,
-                                     StoreError, StoreUnreachableError, check_name, held, paged_payloads)
+from program.base.redaction import shown_url
+from program.retrieval.store import (
+    DENSE,
+    DENSE_SIZE,
+    SPARSE,
+    CollectionMissingError,
+    Hit,
+    Point,
+    SparseVector,
+    StoreError,
+    StoreUnreachableError,
+    check_name,
+    held,
+    paged_payloads,
+)
 
 TIMEOUT_S = 5  # per request; a hybrid query on a healthy server takes milliseconds
 

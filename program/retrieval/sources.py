@@ -22,7 +22,7 @@ from fnmatch import fnmatch
 from pathlib import Path
 from typing import NamedTuple
 
-from program.errors import IngestError
+from program.base.errors import IngestError
 
 ARCHIVES = (".tar.gz", ".tgz", ".tar", ".zip")
 # files that hold credentials, whatever folder they sit in

@@ -21,11 +21,11 @@ from typing import Protocol
 
 from pydantic import BaseModel
 
-from program.passage import Passage
+from program.base.settings import Settings
 from program.retrieval.circuit_breaker import CircuitBreaker
+from program.retrieval.passage import Passage
 from program.retrieval.web_cache import JsonOnlyDisk, NotJsonError
 from program.retrieval.web_retry import MIN_ATTEMPT_S, call_retrying, raise_if_throttled
-from program.settings import Settings
 
 WEB_CACHE = "web_cache"  # under the data dir
 EMPTY_TTL_S = 60.0  # how long an empty Tavily answer is cached, whatever the cache TTL

@@ -9,7 +9,7 @@ flight is cancelled then, which frees the slot), and a request that gets no slot
 retrieval-only results with the structured fallback: a warning, never an error. A request's
 `session_id` continues a conversation kept in the served program's session store (in memory
 unless `GATEDRAG_SESSION_STORE=file`), shared by every collection served.
-The response is `program.answer_response.AnswerResponse`, the contract every surface returns.
+The response is `program.contract.answer_response.AnswerResponse`, the contract every surface returns.
 This module does not speak HTTP or MCP; see `program.serving.service` and `program.serving.mcp_server`.
 """
 
@@ -26,15 +26,15 @@ from typing import Annotated
 import dspy
 from pydantic import Field, StringConstraints, field_validator
 
-from program.answer_response import AnswerResponse, respond
+from program.base.redaction import redact
+from program.base.settings import MAX_QUESTION_CHARS, Settings
+from program.contract.answer_response import AnswerResponse, respond
+from program.contract.result import Result, Step, Trace
 from program.hints import Hints
 from program.lm.lm_profiles import json_adapter
 from program.loop import NO_ANSWER, GatedRAG
-from program.redaction import redact
-from program.result import Result, Step, Trace
 from program.retrieval.store import check_name
 from program.sessions.conversation import SESSION_ID
-from program.settings import MAX_QUESTION_CHARS, Settings
 
 log = logging.getLogger(__name__)
 
@@ -86,7 +86,7 @@ class Engine:
 def load_program(settings: Settings, program_path: Path | None = None) -> GatedRAG:
     """The loop over the settings' index and web backend; a compiled one from `program_path`.
     Fast (no LM), so a caller can check the index and the program before serving."""
-    from program.factory import build_program
+    from program.assembly.factory import build_program
 
     return build_program(settings, program_path=program_path)
 
@@ -169,7 +169,7 @@ class Answerer:
         once per collection, with that collection's own web (never another domain's)."""
         if not collection or collection == self.settings.collection:
             return engine.rag
-        from program.factory import build_program
+        from program.assembly.factory import build_program
         from program.retrieval.store import CollectionMissingError
 
         with self._loading:

@@ -9,17 +9,16 @@ This module does not answer questions; see `program.serving.service`.
 
 from __future__ import annotations
 
-
 from fastapi import APIRouter, HTTPException, Query
 
-from program.errors import IngestError
-from program.passage import Passage
+from program.base.errors import IngestError
+from program.base.settings import MAX_QUESTION_CHARS, Settings
 from program.retrieval.corpus_status import CorpusStatus, corpus_status
 from program.retrieval.ingest import IngestReport, check_collection, ingest
-from program.retrieval.retriever import HybridSearch
 from program.retrieval.open_store import open_store
+from program.retrieval.passage import Passage
+from program.retrieval.retriever import HybridSearch
 from program.serving.ingest_access import IngestRequest, check_confined
-from program.settings import MAX_QUESTION_CHARS, Settings
 
 MAX_K = 20
 

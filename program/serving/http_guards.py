@@ -22,9 +22,9 @@ from starlette.datastructures import Headers
 from starlette.middleware.trustedhost import TrustedHostMiddleware
 from starlette.types import ASGIApp, Receive, Scope, Send
 
+from program.base.settings import Settings
 from program.serving.safe_json import SafeJSONResponse
 from program.serving.token_buckets import TokenBuckets
-from program.settings import Settings
 
 # subtle: /readyz is open too. Orchestrators' readiness probes and load balancers cannot carry a
 # token, and it tells only whether the models loaded (and which LM), nothing from the collection.

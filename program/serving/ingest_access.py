@@ -14,9 +14,9 @@ from pathlib import Path
 
 from pydantic import BaseModel, Field
 
-from program.errors import IngestError
+from program.base.errors import IngestError
+from program.base.settings import Settings
 from program.retrieval.sources import SECRET_FILE
-from program.settings import Settings
 
 MAX_SOURCES = 100
 MAX_GLOBS = 50

@@ -1,7 +1,7 @@
 """The MCP server (`python -m program mcp`, over stdio) with the official `mcp` SDK.
 
 Tools: `answer` (the /answer request, as flat arguments; its output schema, which the SDK derives
-from the return type, is `program.answer_response.AnswerResponse`'s), `search_corpus` (retrieval only,
+from the return type, is `program.contract.answer_response.AnswerResponse`'s), `search_corpus` (retrieval only,
 no LM, no expansion), `ingest` (files and folders under `ingest_roots`, archives, or URLs when the
 online web backend is configured; the same request as `POST /ingest`) and `corpus_status`. The LM
 starts on the first `answer` call, so the other tools answer at once and a client that never asks a
@@ -21,17 +21,17 @@ from mcp.server.mcpserver.exceptions import ToolError
 from mcp.types import ToolAnnotations
 from pydantic import BaseModel, Field
 
-from program.answer_response import AnswerResponse
-from program.criteria import CHECKS
-from program.serving.answerer import Answerer, AnswerRequest, load_program, start_lm
+from program.answer.criteria import CHECKS
+from program.base.settings import Settings
+from program.contract.answer_response import AnswerResponse
 from program.retrieval.corpus_status import CorpusStatus, corpus_status
 from program.retrieval.fetch import Resolve
 from program.retrieval.ingest import IngestReport, ingest
-from program.serving.ingest_access import IngestRequest, check_confined
-from program.passage import Passage
-from program.retrieval.retriever import HybridSearch
-from program.settings import Settings
 from program.retrieval.open_store import open_store
+from program.retrieval.passage import Passage
+from program.retrieval.retriever import HybridSearch
+from program.serving.answerer import Answerer, AnswerRequest, load_program, start_lm
+from program.serving.ingest_access import IngestRequest, check_confined
 from signatures import QueryType
 
 INSTRUCTIONS = ("gatedrag answers questions from an indexed document collection with [n] citations, judging whether "

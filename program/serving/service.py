@@ -13,7 +13,7 @@ partial result with a warning (see `program.serving.answerer`). `/answer` is a p
 request runs in a worker thread; the pool is sized to hold every admitted request. The Host check,
 the optional bearer token and the optional rate limit are in `program.serving.http_guards`; every
 JSON response and error goes through `program.serving.safe_json`, so odd input gets a 4xx, not a 500.
-`/answer` returns `program.answer_response.AnswerResponse`, published in the OpenAPI schema.
+`/answer` returns `program.contract.answer_response.AnswerResponse`, published in the OpenAPI schema.
 This module does not answer anything itself and never calls `dspy.configure`.
 """
 
@@ -30,15 +30,22 @@ from fastapi import FastAPI, HTTPException
 from fastapi_offline import FastAPIOffline
 from starlette.middleware.body_limit import RequestBodyLimitMiddleware
 
-from program.answer_response import AnswerResponse
-from program.redaction import redact
+from program.base.redaction import redact
+from program.base.settings import Settings
+from program.contract.answer_response import AnswerResponse
 from program.retrieval.open_store import open_store
 from program.retrieval.store import StoreError
-from program.serving.answerer import Answerer, AnswerRequest, Overloaded, UnknownCollection, load_program, start_lm
+from program.serving.answerer import (
+    Answerer,
+    AnswerRequest,
+    Overloaded,
+    UnknownCollection,
+    load_program,
+    start_lm,
+)
 from program.serving.corpus_api import corpus_router
 from program.serving.http_guards import install_guards, is_loopback
 from program.serving.safe_json import SafeJSONResponse, install_error_handlers
-from program.settings import Settings
 
 log = logging.getLogger(__name__)
 

@@ -5,7 +5,7 @@ short answer and topics, and the rules every store keeps (at most N turns, forgo
 standalone question asks about ("What is St. Jude Medical?": "St. Jude Medical") and the named
 entities of the question and its short answer (`program.decomposition.named_entities`).
 Session ids are checked here, once for every surface: they name files in the file store.
-This module stores nothing and decides nothing about follow-ups (`program.follow_up` does).
+This module stores nothing and decides nothing about follow-ups (`program.sessions.follow_up` does).
 """
 
 from __future__ import annotations

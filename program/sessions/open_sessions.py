@@ -3,10 +3,10 @@
 
 from __future__ import annotations
 
+from program.base.settings import Settings
 from program.sessions.conversation import Sessions
 from program.sessions.file_store import FileSessionStore
 from program.sessions.memory_store import SessionStore
-from program.settings import Settings
 
 
 def open_sessions(settings: Settings) -> Sessions:

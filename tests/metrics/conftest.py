@@ -3,7 +3,7 @@
 import dspy
 
 from optimize.eval.example_schema import make_example
-from program.result import Citation, Resources, Result, Timing, Tokens, Trace
+from program.contract.result import Citation, Resources, Result, Timing, Tokens, Trace
 from tests.conftest import passage
 
 

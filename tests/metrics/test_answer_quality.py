@@ -3,8 +3,14 @@
 import dspy
 import pytest
 
-from metrics.answer_quality import (abstained, answer_coverage, exact_match, normalize_answer, short_answer_text,
-                                    token_f1)
+from metrics.answer_quality import (
+    abstained,
+    answer_coverage,
+    exact_match,
+    normalize_answer,
+    short_answer_text,
+    token_f1,
+)
 from tests.metrics.conftest import example, prediction
 
 

@@ -3,9 +3,15 @@
 import pytest
 
 from metrics import Scorecard
-from metrics.calibration import (auroc, confidence_calibration, expected_calibration_error, is_right,
-                                 measure_calibration, reliability_bins)
-from program.result import Resources, Result, Trace
+from metrics.calibration import (
+    auroc,
+    confidence_calibration,
+    expected_calibration_error,
+    is_right,
+    measure_calibration,
+    reliability_bins,
+)
+from program.contract.result import Resources, Result, Trace
 
 
 @pytest.mark.parametrize("confidences, rights, ece", [

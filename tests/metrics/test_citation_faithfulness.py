@@ -3,7 +3,7 @@
 import pytest
 
 from metrics.citation_faithfulness import citation_recall, claims, score_citations
-from program.result import Citation
+from program.contract.result import Citation
 from tests.metrics.conftest import example, prediction
 
 

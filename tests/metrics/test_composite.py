@@ -3,7 +3,12 @@
 import dspy
 import pytest
 
-from metrics.composite import CompositeMetric, CompositeWeights, latency_score, score_example
+from metrics.composite import (
+    CompositeMetric,
+    CompositeWeights,
+    latency_score,
+    score_example,
+)
 from metrics.cost import dollars
 from tests.metrics.conftest import example, prediction
 

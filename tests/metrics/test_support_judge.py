@@ -2,7 +2,11 @@
 
 import dspy
 
-from metrics.support_judge import LexicalSupportJudge, LMSupportJudge, build_support_judge
+from metrics.support_judge import (
+    LexicalSupportJudge,
+    LMSupportJudge,
+    build_support_judge,
+)
 from tests.conftest import scripted_lm
 
 PASSAGE = ["Shirley Temple served as Chief of Protocol of the United States from 1976."]

@@ -12,15 +12,23 @@ import pytest
 from metrics import CompositeWeights, Scorecard, build_support_judge, score_example
 from optimize.eval.example_schema import make_example
 from optimize.eval.records import Record
+from program.base.settings import Settings
+from program.contract.result import (
+    Citation,
+    Resources,
+    Result,
+    Step,
+    Timing,
+    Tokens,
+    Trace,
+)
 from program.retrieval.chunking import Document
 from program.retrieval.edge_store import EdgeStore
 from program.retrieval.embeddings import load_embedder
 from program.retrieval.indexing import index_documents
-from program.result import Citation, Resources, Result, Step, Timing, Tokens, Trace
 from program.retrieval.retriever import HybridSearch
-from program.settings import Settings
-from program.thresholds import Thresholds
 from program.retrieval.web_search import OfflineWeb
+from program.thresholds import Thresholds
 from tests.conftest import passage
 
 GOLD = {"q1": ("Who directed Kiss and Tell?", "Richard Wallace", ["Kiss and Tell", "Richard Wallace"], "", "bridge"),

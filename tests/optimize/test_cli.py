@@ -5,9 +5,9 @@ import json
 import pytest
 
 import program.lm.lm_profiles
+from optimize.cli import main
 from optimize.eval import examples as splits
 from optimize.eval import systems
-from optimize.cli import main
 from optimize.eval.records import RecordLog
 from tests.conftest import scripted_lm
 from tests.optimize.conftest import GOLD, FakeHandle, FakeProgram, examples

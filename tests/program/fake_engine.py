@@ -8,9 +8,9 @@ import threading
 import dspy
 from dspy.utils import DummyLM
 
-from program.serving.answerer import Answerer, Engine
+from program.base.settings import Settings
 from program.loop import GatedRAG
-from program.settings import Settings
+from program.serving.answerer import Answerer, Engine
 from tests.conftest import FakeSearch, passage
 
 DOCS = [

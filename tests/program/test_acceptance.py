@@ -1,10 +1,10 @@
-"""program/acceptance.py: w_judge x judge + w_fact x factuality, with the judge part built from what exists."""
+"""program/answer/acceptance.py: w_judge x judge + w_fact x factuality, with the judge part built from what exists."""
 
 import pytest
 
-from program.acceptance import acceptance, score_answer
-from program.criteria import CriteriaReport
-from program.result import Factuality
+from program.answer.acceptance import acceptance, score_answer
+from program.answer.criteria import CriteriaReport
+from program.contract.result import Factuality
 from program.thresholds import Thresholds
 
 T = Thresholds()

@@ -2,8 +2,14 @@
 
 import pytest
 
-from program.agent_metadata import build_fallback, describe, fallback_answer, related_queries, retrieval_quality
-from program.result import Citation, Resources, Result, Step, Trace
+from program.contract.agent_metadata import (
+    build_fallback,
+    describe,
+    fallback_answer,
+    related_queries,
+    retrieval_quality,
+)
+from program.contract.result import Citation, Resources, Result, Step, Trace
 from tests.conftest import passage
 
 QUESTION = "Were Scott Derrickson and Ed Wood of the same nationality?"

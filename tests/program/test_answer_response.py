@@ -1,19 +1,25 @@
-"""program/answer_response.py: the response built from a program call, and the published schema file."""
+"""program/contract/answer_response.py: the response built from a program call, and the published schema file."""
 
 import json
 
 import dspy
 
-from program.answer_response import SCHEMA_FILE, SCHEMA_VERSION, AnswerResponse, respond, schema_text
+from program.contract.answer_response import (
+    SCHEMA_FILE,
+    SCHEMA_VERSION,
+    AnswerResponse,
+    respond,
+    schema_text,
+)
+from program.contract.result import Result, Timing, Trace
 from program.loop import GatedRAG
-from program.result import Result, Timing, Trace
 from tests.conftest import FakeSearch
 from tests.program.fake_engine import DOCS, QUESTION, signature_lm
 
 
 def test_the_published_schema_file_is_the_models_schema():
     assert SCHEMA_FILE.read_text(encoding="utf-8") == schema_text(), \
-        "the model changed: run `python -m program.answer_response` and bump SCHEMA_VERSION if a client would notice"
+        "the model changed: run `python -m program.contract.answer_response` and bump SCHEMA_VERSION if a client would notice"
 
 
 def test_the_schema_names_its_version_and_the_fields_http_clients_rely_on():

@@ -4,9 +4,9 @@ import math
 
 import pytest
 
-from program.agent_metadata import agent_confidence, heuristic_confidence
-from program.calibrator import FEATURES, ConfidenceCalibrator, features
-from program.result import Citation, Resources, Result, Step, Trace
+from program.answer.calibrator import FEATURES, ConfidenceCalibrator, features
+from program.contract.agent_metadata import agent_confidence, heuristic_confidence
+from program.contract.result import Citation, Resources, Result, Step, Trace
 from tests.conftest import passage
 
 EVIDENCE = passage("Kiss and Tell", "Kiss and Tell is a 1945 film starring Shirley Temple.")

@@ -1,6 +1,6 @@
 """Reading [n] markers, and attaching a best-match citation to uncited sentences."""
 
-from program.citations import attach_missing, cited_numbers
+from program.answer.citations import attach_missing, cited_numbers
 from program.evidence import Shown
 from tests.conftest import passage
 

@@ -9,12 +9,18 @@ from types import SimpleNamespace
 
 import pytest
 
-import program.factory
+import program.assembly.factory
 import program.lm.lm_profiles
 from program.cli import main
 from program.loop import GatedRAG
 from tests.conftest import FakeSearch
-from tests.program.fake_engine import DOCS, FOLLOW_UP, QUESTION, STANDALONE, signature_lm
+from tests.program.fake_engine import (
+    DOCS,
+    FOLLOW_UP,
+    QUESTION,
+    STANDALONE,
+    signature_lm,
+)
 
 
 @pytest.fixture
@@ -26,7 +32,7 @@ def built(monkeypatch):
         programs.append(GatedRAG(FakeSearch(DOCS)))
         return programs[-1]
 
-    monkeypatch.setattr(program.factory, "build_program", build)
+    monkeypatch.setattr(program.assembly.factory, "build_program", build)
     handle = SimpleNamespace(lm=signature_lm(), description="scripted")
     monkeypatch.setattr(program.lm.lm_profiles, "build_lm", lambda *_, **__: contextlib.nullcontext(handle))
     return programs

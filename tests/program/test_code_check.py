@@ -2,7 +2,13 @@
 
 import pytest
 
-from program.code_check import check_block, check_code, find_blocks, replace_block, strip_fence
+from program.answer.code_check import (
+    check_block,
+    check_code,
+    find_blocks,
+    replace_block,
+    strip_fence,
+)
 
 VALID_PY = "import math\nprint(math.pi)"
 BROKEN_PY = "def area(r):\n    return 3.14 * r **\n"

@@ -1,10 +1,10 @@
-"""program/criteria.py: plain and regex elements, the domain checks, and how failures are worded."""
+"""program/answer/criteria.py: plain and regex elements, the domain checks, and how failures are worded."""
 
 import time
 
 import pytest
 
-from program.criteria import CHECKS, Criteria, compile_element, judge_criteria
+from program.answer.criteria import CHECKS, Criteria, compile_element, judge_criteria
 
 
 def failed(answer, short_answer="", **criteria):

@@ -13,7 +13,7 @@ import pytest
 from dspy.clients.cache import Cache
 from dspy.utils.exceptions import LMError
 
-from program.deadline import GRACE_S, DeadlineExceeded, call_within
+from program.lm.deadline import GRACE_S, DeadlineExceeded, call_within
 from tests.program.fake_openai import FakeOpenAI
 
 
@@ -142,8 +142,8 @@ class Poem(dspy.Signature):
 
 @pytest.mark.real_lm
 def test_real_local_model_stops_generating_when_out_of_time():
+    from program.base.settings import Settings
     from program.lm.lm_profiles import build_lm
-    from program.settings import Settings
 
     with build_lm(Settings(_env_file=None, profile="local"), cache=False) as handle:
         with dspy.context(lm=handle.lm, adapter=dspy.JSONAdapter()):

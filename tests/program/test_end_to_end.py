@@ -7,14 +7,14 @@ the HotpotQA web-holdout split.
 import dspy
 import pytest
 
+from program.base.settings import Settings
+from program.lm.lm_profiles import build_lm
+from program.loop import GatedRAG
 from program.retrieval.chunking import Document
 from program.retrieval.edge_store import EdgeStore
 from program.retrieval.embeddings import load_embedder
 from program.retrieval.indexing import index_documents
-from program.lm.lm_profiles import build_lm
-from program.loop import GatedRAG
 from program.retrieval.retriever import HybridSearch
-from program.settings import Settings
 from program.retrieval.web_search import OfflineWeb
 
 LOCAL = [

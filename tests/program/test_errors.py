@@ -1,4 +1,4 @@
-"""program/errors.py: how an error reads when a command line prints it."""
+"""program/base/errors.py: how an error reads when a command line prints it."""
 
 from __future__ import annotations
 
@@ -7,8 +7,8 @@ import argparse
 import pytest
 from pydantic import BaseModel, Field, ValidationError
 
-from program.cli import run_command
-from program.errors import first_problem, one_line
+from program.base.command_line import run_command
+from program.base.errors import first_problem, one_line
 
 
 class Budget(BaseModel):

@@ -4,11 +4,20 @@ passage is shown (its source tag and «» that nothing inside can close)."""
 import dspy
 import pytest
 
-from program.evidence import (EvidencePool, Shown, approx_tokens, format_evidence, mmr_order, source_tag,
-                              split_sentences, terms, trim_to_sentences)
+from program.base.settings import Settings
+from program.evidence import (
+    EvidencePool,
+    Shown,
+    approx_tokens,
+    format_evidence,
+    mmr_order,
+    source_tag,
+    split_sentences,
+    terms,
+    trim_to_sentences,
+)
 from program.lm.lm_profiles import build_lm
 from program.loop import GatedRAG
-from program.settings import Settings
 from tests.conftest import passage
 
 LONG = ("Shirley Temple was an American actress.  She starred in many films as a child.  "

@@ -1,11 +1,11 @@
-"""program/factory.py: the program gets the web backend the settings name, or none."""
+"""program/assembly/factory.py: the program gets the web backend the settings name, or none."""
 
 import pytest
 
-from program.factory import build_program
-from program.loading import ProgramLoadError
+from program.assembly.factory import build_program
+from program.assembly.loading import ProgramLoadError
+from program.base.settings import Settings
 from program.retrieval.open_store import open_store
-from program.settings import Settings
 from program.retrieval.web_search import OfflineWeb
 
 

@@ -1,9 +1,14 @@
-"""program/factuality.py: planted contradictions (numbers, dates, negation), unsupported sentences and
+"""program/answer/factuality.py: planted contradictions (numbers, dates, negation), unsupported sentences and
 names, hedging against the evidence's strength, and the embedding side of support."""
 
 import pytest
 
-from program.factuality import check_factuality, contradiction, lexical_support, miscalibration
+from program.answer.factuality import (
+    check_factuality,
+    contradiction,
+    lexical_support,
+    miscalibration,
+)
 
 KISS = "Kiss and Tell. Kiss and Tell is a 1945 film starring Shirley Temple as Corliss Archer, directed by Richard Wallace."
 TEMPLE = ("Shirley Temple. Shirley Temple was an American actress. She was born on April 23, 1928. "

@@ -1,10 +1,10 @@
-"""program/follow_up.py: which questions are follow-ups, vetting the LM's rewrite, and the rule-based fallback.
+"""program/sessions/follow_up.py: which questions are follow-ups, vetting the LM's rewrite, and the rule-based fallback.
 Every case is a hand-built question and conversation: no LM, no store."""
 
 import pytest
 
-from program.follow_up import check_rewrite, follow_up, substitute
 from program.sessions.conversation import Conversation, Turn
+from program.sessions.follow_up import check_rewrite, follow_up, substitute
 from program.thresholds import Thresholds
 
 GLACIER = Conversation((Turn.of("What is S3 Glacier?", "What is S3 Glacier?", "an archive storage class"),), idle_s=20)

@@ -4,11 +4,20 @@ from dataclasses import replace
 
 import pytest
 
-from program.acceptance import AnswerScore
-from program.criteria import CriteriaReport
-from program.gate import (Budget, Progress, Verdict, budget_left, decide, decide_acceptance, keep_repair, spend,
-                          web_queries)
-from program.result import Factuality, Resources
+from program.answer.acceptance import AnswerScore
+from program.answer.criteria import CriteriaReport
+from program.contract.result import Factuality, Resources
+from program.gate import (
+    Budget,
+    Progress,
+    Verdict,
+    budget_left,
+    decide,
+    decide_acceptance,
+    keep_repair,
+    spend,
+    web_queries,
+)
 from program.signals import Signals, measure, titled_after
 from program.thresholds import Thresholds
 from tests.conftest import passage

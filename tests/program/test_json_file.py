@@ -1,10 +1,10 @@
-"""program/json_file.py: JSON a user gave, with the file and the line in every error."""
+"""program/base/json_file.py: JSON a user gave, with the file and the line in every error."""
 
 from __future__ import annotations
 
 import pytest
 
-from program.json_file import MAX_DEPTH, parse_json, read_json, too_deep
+from program.base.json_file import MAX_DEPTH, parse_json, read_json, too_deep
 
 
 class Refused(ValueError):

@@ -6,7 +6,7 @@ import dspy
 import pytest
 
 from program import load
-from program.loading import ProgramLoadError
+from program.assembly.loading import ProgramLoadError
 from program.loop import GatedRAG
 from program.thresholds import Thresholds
 from tests.conftest import FakeSearch, passage, scripted_lm

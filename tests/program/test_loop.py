@@ -8,13 +8,13 @@ import dspy
 import pytest
 from dspy.utils import DummyLM
 
-from program.answer_response import AnswerResponse
-from program.calibrator import ConfidenceCalibrator
+from program.answer.calibrator import ConfidenceCalibrator
+from program.contract.answer_response import AnswerResponse
 from program.hints import Hints
-from signatures import Contextualize, JudgeSufficiency, RepairAnswer, RepairCode
 from program.loop import GatedRAG
 from program.sessions.file_store import FileSessionStore
 from program.thresholds import Thresholds
+from signatures import Contextualize, JudgeSufficiency, RepairAnswer, RepairCode
 from tests.conftest import FakeSearch, FakeWeb, passage, scripted_lm
 from tests.program.fake_engine import DOCS, FOLLOW_UP, STANDALONE, signature_lm
 

@@ -1,10 +1,17 @@
-"""program/redaction.py: known values and key shapes become the marker; log records are redacted once installed."""
+"""program/base/redaction.py: known values and key shapes become the marker; log records are redacted once installed."""
 
 from __future__ import annotations
 
 import logging
 
-from program.redaction import MARKER, install_log_redaction, redact, remember, shown_url, shown_urls_in
+from program.base.redaction import (
+    MARKER,
+    install_log_redaction,
+    redact,
+    remember,
+    shown_url,
+    shown_urls_in,
+)
 
 
 def test_a_remembered_value_is_redacted_longest_first_and_short_values_are_ignored():

@@ -1,7 +1,14 @@
 """The readable rendering shows the short answer, each step's rule and its signals."""
 
-from program.render import render_result
-from program.result import Acceptance, CodeCheck, Factuality, Result, Step, Trace
+from program.contract.render import render_result
+from program.contract.result import (
+    Acceptance,
+    CodeCheck,
+    Factuality,
+    Result,
+    Step,
+    Trace,
+)
 
 
 def test_render_shows_the_short_answer_rule_and_signals():

@@ -1,9 +1,9 @@
-"""program/settings.py: defaults that depend on other settings, and what a key in the environment switches."""
+"""program/base/settings.py: defaults that depend on other settings, and what a key in the environment switches."""
 
 from pydantic import SecretStr
 
+from program.base.settings import Settings
 from program.retrieval.web_search import TavilyWeb
-from program.settings import Settings
 
 
 def test_models_are_cached_outside_the_data_folder(tmp_path, monkeypatch):

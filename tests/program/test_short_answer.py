@@ -2,7 +2,7 @@
 
 import pytest
 
-from program.short_answer import LIMIT, recorded_short_answer, says_unknown
+from program.answer.short_answer import LIMIT, recorded_short_answer, says_unknown
 
 
 @pytest.mark.parametrize("said", ["None", "null", "0", "nil", "false"])

@@ -2,9 +2,21 @@
 
 import pytest
 
-from program.signals import (adaptive_cut, answer_support, bridge_entities, fits_question, has_page, is_plateau, measure, mentions, question_terms,
-                             titled_after,
-                             redundancy, score_cliff, unused_terms)
+from program.signals import (
+    adaptive_cut,
+    answer_support,
+    bridge_entities,
+    fits_question,
+    has_page,
+    is_plateau,
+    measure,
+    mentions,
+    question_terms,
+    redundancy,
+    score_cliff,
+    titled_after,
+    unused_terms,
+)
 from program.thresholds import Thresholds
 from tests.conftest import passage
 

@@ -21,21 +21,27 @@ import logging
 import sys
 from pathlib import Path
 
-import program  # noqa: F401  (sets the offline env vars before anything imports litellm)
 import dspy
 from dspy.utils import DummyLM
 
+import program  # noqa: F401  (sets the offline env vars before anything imports litellm)
 from optimize.eval.evaluate import run_eval
 from optimize.eval.example_schema import make_example
 from optimize.eval.run_config import EvalConfig
-from program.cli import exit_with, run_command
+from program.base.command_line import exit_with, run_command
+from program.base.settings import Settings
 from program.loop import GatedRAG
 from program.retrieval.web_search import TavilyWeb
-from program.settings import Settings
 from tests.conftest import FakeSearch
 from tests.optimize.conftest import examples, score
 from tests.optimize.job.test_job import KEYED, run_job
-from tests.program.fake_engine import DOCS, QUESTION, fake_answerer, signature_lm, verdict
+from tests.program.fake_engine import (
+    DOCS,
+    QUESTION,
+    fake_answerer,
+    signature_lm,
+    verdict,
+)
 from tests.program.retrieval.fake_tavily import FakeTavily
 from tests.program.serving.live_server import serving
 from tests.reliability.canaries import CANARIES, LEAK

@@ -7,7 +7,7 @@ import pytest
 from mlflow import MlflowClient
 
 from optimize.eval.tracking import tracking_uri
-from program.settings import Settings
+from program.base.settings import Settings
 
 
 @pytest.fixture(scope="session")

@@ -14,8 +14,8 @@ import program  # noqa: F401  (sets the offline env vars before anything imports
 from optimize.eval.evaluate import run_eval
 from optimize.eval.run_config import EvalConfig
 from optimize.sigterm import interrupt_on_sigterm
-from program.cli import INTERRUPTED, exit_with
-from program.settings import Settings
+from program.base.command_line import INTERRUPTED, exit_with
+from program.base.settings import Settings
 from tests.optimize.conftest import GOLD, FakeProgram, examples, score
 
 SLOW_S = 60.0

@@ -16,10 +16,10 @@ import time
 import zlib
 from pathlib import Path
 
-import program  # noqa: F401  (sets the offline env vars before anything imports litellm)
 import dspy
 from dspy.utils import DummyLM
 
+import program  # noqa: F401  (sets the offline env vars before anything imports litellm)
 from optimize.eval.evaluate import run_eval
 from optimize.eval.example_schema import make_example
 from optimize.eval.run_config import EvalConfig
@@ -28,9 +28,9 @@ from optimize.job.budget import SpendingGuard
 from optimize.job.config import load_config
 from optimize.job.job import Job
 from optimize.sigterm import interrupt_on_sigterm
-from program.cli import INTERRUPTED, exit_with
+from program.base.command_line import INTERRUPTED, exit_with
+from program.base.settings import Settings
 from program.loop import GatedRAG
-from program.settings import Settings
 from tests.conftest import FakeSearch
 from tests.optimize.conftest import result, score
 from tests.optimize.job.test_job import DOCS, KEYED

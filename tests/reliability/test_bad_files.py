@@ -79,4 +79,4 @@ def test_as_child_processes_too(tmp_path, valid_program):
     rows = tmp_path / "q.csv"
     rows.write_text("question,answer\nWhich valve?,relief,extra\n")
     done = run("-m", "optimize", "eval", "--dataset", str(rows), "--data-dir", str(tmp_path / "data"))
-    assert one_line_error(done, str(rows)).endswith("line 2: 3 cells; the header has 2")
+    assert one_line_error(done, str(rows)).endswith("line 2: 3 cells; the header has 2; nothing was run")

@@ -21,7 +21,8 @@ from tests.optimize.conftest import GOLD, FakeProgram, examples, score
 from tests.program.fake_engine import DOCS, QUESTION
 from tests.program.fake_openai import FakeOpenAI
 from tests.program.serving.live_server import serving, settings
-from tests.program.test_loop import FLAT, QUESTION as LOOP_QUESTION  # its flat scores call the LM judge
+from tests.program.test_loop import FLAT  # its flat scores call the LM judge
+from tests.program.test_loop import QUESTION as LOOP_QUESTION
 
 LIMIT_S = 2.0
 

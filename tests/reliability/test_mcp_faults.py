@@ -9,9 +9,9 @@ import anyio
 import pytest
 from mcp import Client
 
+from program.base.settings import Settings
 from program.serving.answerer import Answerer
 from program.serving.mcp_server import create_mcp_server
-from program.settings import Settings
 
 SECRET = "hunter2-in-a-key-file"
 

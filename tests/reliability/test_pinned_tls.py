@@ -16,7 +16,8 @@ from cryptography import x509
 from cryptography.hazmat.primitives import hashes, serialization
 from cryptography.hazmat.primitives.asymmetric import ec
 from cryptography.x509.oid import NameOID
-from program.errors import IngestError
+
+from program.base.errors import IngestError
 from program.retrieval.fetch import fetch_page
 from tests.reliability.network import PUBLIC, Resolver, sealed_network
 from tests.reliability.test_urls import online

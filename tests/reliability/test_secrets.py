@@ -2,7 +2,7 @@
 warnings, results.jsonl or /readyz, however the error that carries it is induced.
 
 The canaries (`tests.reliability.canaries`) have no key-like prefix, so they are caught only because
-Settings handed them to `program.redaction`; the key patterns (sk-, tvly-, Bearer) are tested on their own.
+Settings handed them to `program.base.redaction`; the key patterns (sk-, tvly-, Bearer) are tested on their own.
 """
 
 from __future__ import annotations
@@ -15,17 +15,18 @@ import typing
 import dspy
 import pytest
 from pydantic import SecretStr
+
 from optimize.eval.records import RecordLog
 from optimize.eval.runner import run_examples
-from program.cli import run_command
-from program.redaction import MARKER, redact
+from program.base.command_line import run_command
+from program.base.redaction import MARKER, redact
+from program.base.settings import Settings
 from program.retrieval.web_search import WebSearchError
 from program.serving.answerer import Answerer
-from program.settings import Settings
+from tests.conftest import FakeWeb, scripted_lm
 from tests.optimize.conftest import examples, result, score
 from tests.program.serving.test_service import serving
 from tests.program.test_loop import WEB, draft, run, verdict
-from tests.conftest import FakeWeb, scripted_lm
 from tests.reliability.canaries import CANARIES, LEAK, hits
 
 

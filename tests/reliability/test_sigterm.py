@@ -16,7 +16,7 @@ from mlflow import MlflowClient
 from optimize.eval.records import RecordLog
 from optimize.eval.tracking import RUN_ID_FILE, tracking_uri
 from optimize.sigterm import interrupt_on_sigterm
-from program.cli import INTERRUPTED
+from program.base.command_line import INTERRUPTED
 
 ROOT = Path(__file__).resolve().parents[2]
 

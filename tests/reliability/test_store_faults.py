@@ -8,9 +8,9 @@ import shutil
 
 import pytest
 
+from program.base.settings import Settings
 from program.retrieval.edge_store import EdgeStore
 from program.retrieval.ingest import ingest
-from program.settings import Settings
 from tests.reliability.children import CLOSED_URL, one_line_error, run
 
 COLLECTION = "pages"

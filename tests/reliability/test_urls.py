@@ -7,9 +7,10 @@ one public address.
 from __future__ import annotations
 
 import pytest
-from program.errors import IngestError
+
+from program.base.errors import IngestError
+from program.base.settings import Settings
 from program.retrieval.fetch import MAX_REDIRECTS, fetch_page
-from program.settings import Settings
 from tests.reliability.network import PUBLIC, Resolver, sealed_network
 from tests.reliability.url_corpus import CORPUS, NAMES
 

@@ -10,10 +10,10 @@ import time
 import dspy
 import pytest
 
+from program.base.settings import Settings
 from program.loop import GatedRAG
 from program.retrieval import web_retry
 from program.retrieval.web_search import TavilyWeb, WebSearchError
-from program.settings import Settings
 from tests.conftest import FakeSearch, scripted_lm
 from tests.program.retrieval.fake_tavily import FakeTavily
 from tests.program.test_loop import FLAT, QUESTION, verdict

@@ -13,11 +13,17 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import PurePosixPath
 
-from program.errors import IngestError
+from program.base.errors import IngestError
 from program.retrieval.chunking import Document
 from program.retrieval.readers.html import read_html
 from program.retrieval.readers.records import read_records
-from program.retrieval.readers.text import read_markdown, read_python, read_rst, read_source, read_text
+from program.retrieval.readers.text import (
+    read_markdown,
+    read_python,
+    read_rst,
+    read_source,
+    read_text,
+)
 from program.retrieval.sources import SourceFile
 
 Reader = Callable[[SourceFile, str], list[Document]]  # (file, its decoded text) -> documents

@@ -12,7 +12,7 @@ import json
 
 from pydantic import BaseModel, Field, ValidationError
 
-from program.errors import IngestError
+from program.base.errors import IngestError
 from program.retrieval.chunking import Document
 from program.retrieval.sources import SourceFile, source_id
 

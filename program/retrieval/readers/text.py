@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import PurePosixPath
 
-from program.errors import IngestError
+from program.base.errors import IngestError
 from program.retrieval.chunking import Document, Kind
 from program.retrieval.links import markdown_links
 from program.retrieval.sections.markdown import lead_heading

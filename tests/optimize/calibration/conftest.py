@@ -8,7 +8,7 @@ from pathlib import Path
 from metrics import Scorecard
 from optimize.eval.records import Record, RecordLog
 from optimize.eval.run_config import EvalConfig
-from program.result import Citation, Resources, Result, Step, Trace
+from program.contract.result import Citation, Resources, Result, Step, Trace
 from tests.conftest import passage
 
 EVIDENCE = passage("Kiss and Tell", "Kiss and Tell is a 1945 film starring Shirley Temple.")

@@ -5,7 +5,7 @@ import json
 import pytest
 
 from optimize.cli import main
-from program.factory import load
+from program.assembly.factory import load
 from program.loop import GatedRAG
 from program.thresholds import Thresholds
 from tests.conftest import FakeSearch

@@ -10,7 +10,7 @@ from sklearn.model_selection import StratifiedKFold
 
 from optimize.calibration.fit import FitError, before_and_after, fit_calibrator
 from optimize.eval.records import outcomes
-from program.calibrator import FEATURES, features
+from program.answer.calibrator import FEATURES, features
 from tests.optimize.calibration.conftest import overconfident, record
 
 

@@ -6,9 +6,9 @@ from collections import Counter
 import pytest
 
 from optimize.eval.aws_docs import dev_rows, load_aws_docs
-from program.retrieval.aws_corpus import QUESTIONS, aws_file, gold_page, held_out_gold
 from optimize.eval.example_schema import DatasetError
-from program.settings import Settings
+from program.base.settings import Settings
+from program.retrieval.aws_corpus import QUESTIONS, aws_file, gold_page, held_out_gold
 
 COLUMNS = ["Question", "Answer_True", "Yes_No_True", "Document_True"]
 

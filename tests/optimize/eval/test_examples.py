@@ -5,8 +5,14 @@ import json
 import pytest
 
 from optimize.eval.example_schema import DatasetError, make_example
-from optimize.eval.examples import ALL, SEEDED, load_examples, job_splits, resolve_dataset
-from program.settings import Settings
+from optimize.eval.examples import (
+    ALL,
+    SEEDED,
+    job_splits,
+    load_examples,
+    resolve_dataset,
+)
+from program.base.settings import Settings
 
 
 def write(path, rows):

@@ -4,9 +4,8 @@ import pytest
 
 from optimize.eval.example_schema import DatasetError
 from optimize.eval.examples import DatasetRef, load_examples
+from program.base.settings import Settings
 from program.retrieval.corpora import DataNotFoundError
-from program.settings import Settings
-
 
 HOTPOTQA = DatasetRef(name="hotpotqa")
 

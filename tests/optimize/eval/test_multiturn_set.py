@@ -6,10 +6,10 @@ import pytest
 
 from optimize.eval.example_schema import DatasetError
 from optimize.eval.multiturn_set import bridge_questions, load_conversations
-from program.follow_up import follow_up
+from program.base.settings import Settings
 from program.retrieval.corpora import SPLITS, read_json
 from program.sessions.conversation import Conversation, Turn
-from program.settings import Settings
+from program.sessions.follow_up import follow_up
 from program.thresholds import Thresholds
 
 

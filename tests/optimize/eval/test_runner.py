@@ -6,14 +6,21 @@ import pytest
 from optimize.eval import runner
 from optimize.eval.records import RecordLog
 from optimize.eval.runner import run_examples
-from tests.conftest import scripted_lm
+from program.base.settings import Settings
 from program.retrieval.chunking import Document
 from program.retrieval.edge_store import EdgeStore
 from program.retrieval.embeddings import load_embedder
 from program.retrieval.indexing import index_documents
 from program.retrieval.retriever import HybridSearch
-from program.settings import Settings
-from tests.optimize.conftest import GOLD, FakeProgram, SearchingProgram, examples, result, score
+from tests.conftest import scripted_lm
+from tests.optimize.conftest import (
+    GOLD,
+    FakeProgram,
+    SearchingProgram,
+    examples,
+    result,
+    score,
+)
 
 
 @pytest.fixture

@@ -7,7 +7,7 @@ from optimize.eval.records import RecordLog
 from optimize.eval.runner import run_examples
 from optimize.eval.summary import summarize
 from optimize.eval.tracking import RUN_ID_FILE, tracked_run, tracking_uri
-from program.settings import Settings
+from program.base.settings import Settings
 from tests.optimize.conftest import HAND, FakeProgram, examples, score
 
 PARAMS = {"split": "smoke", "systems": "gated", "note": "key sk-test-SECRET-1234"}

@@ -3,8 +3,8 @@
 import json
 
 import pytest
-from datasets import Dataset, DatasetDict
 
+from datasets import Dataset, DatasetDict
 from optimize.eval.example_schema import DatasetError, DatasetFileError
 from optimize.eval.user_file import NO_SPLIT, read_examples
 

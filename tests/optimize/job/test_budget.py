@@ -3,7 +3,12 @@
 import dspy
 import pytest
 
-from optimize.job.budget import CALLS_PER_QUESTION, BudgetExceeded, SpendingGuard, estimate
+from optimize.job.budget import (
+    CALLS_PER_QUESTION,
+    BudgetExceeded,
+    SpendingGuard,
+    estimate,
+)
 from optimize.job.config import Caps, load_config
 from tests.conftest import scripted_lm
 

@@ -9,14 +9,14 @@ from mlflow import MlflowClient
 
 from optimize.eval.example_schema import make_example
 from optimize.eval.examples import JobSets
+from optimize.eval.tracking import RUN_ID_FILE, tracked_run, tracking_uri
 from optimize.job import prompt_optimizers
 from optimize.job.budget import SpendingGuard
-from optimize.job.job import COMPARISON, DECISIONS, PROGRAM, Decisions, Job, JobState
 from optimize.job.config import load_config
+from optimize.job.job import COMPARISON, DECISIONS, PROGRAM, Decisions, Job, JobState
 from optimize.replay.recorder import read_calls
-from optimize.eval.tracking import RUN_ID_FILE, tracked_run, tracking_uri
+from program.base.settings import Settings
 from program.loop import GatedRAG
-from program.settings import Settings
 from tests.conftest import FakeSearch, passage
 
 DOCS = [passage("Kiss and Tell", "Kiss and Tell is a 1945 film starring Shirley Temple as Corliss Archer."),
@@ -121,7 +121,7 @@ def test_a_candidate_worse_on_the_select_questions_is_not_shipped(tmp_path, monk
 
 def test_python_m_optimize_dataset_file_trains_and_validates_on_the_file(tmp_path, monkeypatch, capsys):
     """`python -m optimize --dataset FILE`: train rows compile, dev rows validate, test rows are never run."""
-    import program.factory
+    import program.assembly.factory
     import program.lm.lm_profiles
     from optimize.cli import main
     from tests.optimize.conftest import FakeHandle
@@ -132,7 +132,7 @@ def test_python_m_optimize_dataset_file_trains_and_validates_on_the_file(tmp_pat
     path = tmp_path / "mine.jsonl"
     path.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
     lm = DummyLM(KEYED)
-    monkeypatch.setattr(program.factory, "build_program", lambda settings: GatedRAG(FakeSearch(DOCS)))
+    monkeypatch.setattr(program.assembly.factory, "build_program", lambda settings: GatedRAG(FakeSearch(DOCS)))
     monkeypatch.setattr(program.lm.lm_profiles, "build_lm", lambda settings, cache: FakeHandle(lm))
     data = tmp_path / "data"
     monkeypatch.setenv("MLFLOW_TRACKING_URI", "")

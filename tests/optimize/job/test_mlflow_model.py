@@ -7,11 +7,11 @@ import pytest
 from dspy.utils import DummyLM
 from mlflow.pyfunc.scoring_server import infer_and_parse_data
 
-import program.factory
-import program.served
-from program.answer_response import AnswerResponse
-from program.settings import Settings
+import program.assembly.factory
+import program.assembly.served
 from optimize.job.mlflow_model import log_program_model
+from program.base.settings import Settings
+from program.contract.answer_response import AnswerResponse
 from program.loop import GatedRAG
 from program.thresholds import Thresholds
 from tests.conftest import FakeSearch, passage
@@ -32,7 +32,7 @@ def no_active_model_after():
 def test_logged_program_loads_with_its_prompts_and_thresholds(tmp_path, monkeypatch):
     monkeypatch.setenv("OPENAI_API_KEY", "sk-secret-do-not-log")
     # the loading process rebuilds search and web from its settings; here, a fake index
-    monkeypatch.setattr(program.factory, "build_program",
+    monkeypatch.setattr(program.assembly.factory, "build_program",
                         lambda settings, program_class=GatedRAG, **_: program_class(FakeSearch(DOCS)))
     uri = f"sqlite:///{tmp_path / 'mlflow.db'}"
     client = mlflow.MlflowClient(uri)
@@ -50,7 +50,7 @@ def test_logged_program_loads_with_its_prompts_and_thresholds(tmp_path, monkeypa
     # the JSON adapter: here a scripted one
     scripted = DummyLM([SUFFICIENT], adapter=dspy.JSONAdapter())
     given = []
-    monkeypatch.setattr(program.served, "default_lm", lambda settings: given.append(settings) or scripted)
+    monkeypatch.setattr(program.assembly.served, "default_lm", lambda settings: given.append(settings) or scripted)
     prediction = served.predict(request)
     assert prediction["answer"] == "A 1945 film [1]." and set(prediction) == set(AnswerResponse.model_fields)
     assert given[0].collection == Settings().collection  # the loading process's own settings
@@ -60,19 +60,19 @@ def test_logged_program_loads_with_its_prompts_and_thresholds(tmp_path, monkeypa
 
 
 def test_a_model_logged_as_a_pickle_before_still_loads(tmp_path, monkeypatch):
-    monkeypatch.setattr(program.factory, "build_program",
+    monkeypatch.setattr(program.assembly.factory, "build_program",
                         lambda settings, program_class=GatedRAG, **_: program_class(FakeSearch(DOCS)))
     mlflow.set_tracking_uri(f"sqlite:///{tmp_path / 'mlflow.db'}")
     experiment = mlflow.create_experiment("old", artifact_location=(tmp_path / "artifacts").as_uri())
     rag = GatedRAG(FakeSearch(DOCS), thresholds=Thresholds(top_k=5))
     with mlflow.start_run(experiment_id=experiment) as run, dspy.context(lm=None, callbacks=[]):
-        mlflow.dspy.log_model(program.served.servable(rag), name="program")  # how earlier jobs logged it
+        mlflow.dspy.log_model(program.assembly.served.servable(rag), name="program")  # how earlier jobs logged it
     loaded = mlflow.dspy.load_model(f"runs:/{run.info.run_id}/program")
     assert isinstance(loaded, GatedRAG) and loaded.thresholds.top_k == 5
 
 
 def test_a_logged_model_s_uri_is_a_program_for_every_entry_point(tmp_path):
-    from program.loading import read_state
+    from program.assembly.loading import read_state
 
     uri = f"sqlite:///{tmp_path / 'mlflow.db'}"
     client = mlflow.MlflowClient(uri)

@@ -4,7 +4,13 @@ import optuna
 import pytest
 
 from optimize.job.config import load_config
-from optimize.job.threshold_search import Point, all_points, choose, search_thresholds, space
+from optimize.job.threshold_search import (
+    Point,
+    all_points,
+    choose,
+    search_thresholds,
+    space,
+)
 from program.thresholds import Thresholds
 
 

@@ -8,9 +8,9 @@ from typing import Literal
 import dspy
 import pytest
 
+from program.base.settings import Settings
 from program.lm import lm_profiles
 from program.lm.lm_profiles import build_lm
-from program.settings import Settings
 
 SECRET = "sk-test-SECRET0123456789"
 

@@ -7,8 +7,8 @@ import hashlib
 
 import pytest
 
+from program.base.errors import ModelNotInstalledError
 from program.lm import local_lm
-from program.errors import ModelNotInstalledError
 from program.lm.local_lm import GGUF_SPECS, ModelIntegrityError, assemble_gguf
 
 MODEL = "qwen2.5-coder-0.5b"

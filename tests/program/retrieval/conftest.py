@@ -2,8 +2,8 @@
 
 import pytest
 
+from program.base.settings import Settings
 from program.retrieval.embeddings import load_embedder
-from program.settings import Settings
 
 
 class CountingEmbedder:

@@ -5,7 +5,14 @@ from __future__ import annotations
 import ipaddress
 
 import pytest
-from program.retrieval.addresses import UnresolvedHost, embedded_ipv4, host_addresses, is_public, numeric_address
+
+from program.retrieval.addresses import (
+    UnresolvedHost,
+    embedded_ipv4,
+    host_addresses,
+    is_public,
+    numeric_address,
+)
 
 
 @pytest.mark.parametrize("address", ["93.184.216.34", "2606:2800:220:1:248:1893:25c8:1946", "::ffff:93.184.216.34",

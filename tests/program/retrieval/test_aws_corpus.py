@@ -2,9 +2,16 @@
 
 import pytest
 
-from program.retrieval.aws_corpus import gold_page, gold_pages, held_out_gold, member_page, tarball_pages, web_pages
+from program.base.settings import Settings
+from program.retrieval.aws_corpus import (
+    gold_page,
+    gold_pages,
+    held_out_gold,
+    member_page,
+    tarball_pages,
+    web_pages,
+)
 from program.retrieval.corpora import DataNotFoundError
-from program.settings import Settings
 
 
 @pytest.fixture(scope="module")

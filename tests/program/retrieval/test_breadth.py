@@ -10,13 +10,13 @@ import threading
 import dspy
 import pytest
 
+from program.base.settings import Settings
+from program.contract.render import render_result
 from program.loop import GatedRAG
-from program.render import render_result
 from program.retrieval.breadth import BreadthExpander
 from program.retrieval.edge_store import EdgeStore
 from program.retrieval.embeddings import load_embedder
 from program.retrieval.retriever import HybridSearch
-from program.settings import Settings
 from program.thresholds import Thresholds
 from tests.conftest import scripted_lm
 

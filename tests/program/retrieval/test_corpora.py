@@ -2,8 +2,14 @@
 
 import pytest
 
-from program.retrieval.corpora import DataNotFoundError, holdout_titles, local_documents, web_documents, wikipedia_url
-from program.settings import Settings
+from program.base.settings import Settings
+from program.retrieval.corpora import (
+    DataNotFoundError,
+    holdout_titles,
+    local_documents,
+    web_documents,
+    wikipedia_url,
+)
 
 
 @pytest.fixture(scope="module")

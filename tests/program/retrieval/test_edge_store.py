@@ -7,8 +7,13 @@ import time
 import pytest
 
 from program.retrieval.edge_store import EdgeStore
-from program.retrieval.store import (CollectionMissingError, Point, SparseVector, StoreCorruptError,
-                                     StoreInUseError)
+from program.retrieval.store import (
+    CollectionMissingError,
+    Point,
+    SparseVector,
+    StoreCorruptError,
+    StoreInUseError,
+)
 
 
 def test_a_second_open_of_the_same_folder_is_refused_until_the_first_closes(edge_store):

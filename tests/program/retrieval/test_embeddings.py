@@ -6,10 +6,10 @@ import huggingface_hub
 import numpy as np
 import pytest
 
+from program.base.errors import ModelNotInstalledError
+from program.base.settings import Settings
 from program.retrieval import embeddings
 from program.retrieval.embeddings import assemble_model_dir, load_embedder
-from program.errors import ModelNotInstalledError
-from program.settings import Settings
 
 
 @pytest.fixture(scope="module")

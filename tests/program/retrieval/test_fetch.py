@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import httpx
 import pytest
-from program.errors import IngestError
+
+from program.base.errors import IngestError
+from program.base.settings import Settings
 from program.retrieval.fetch import check_url, fetch_page
-from program.settings import Settings
 
 PUBLIC = {"docs.example.com": ["93.184.216.34"], "evil.example.com": ["93.184.216.34", "10.0.0.7"],
           "rebind.example.com": ["169.254.169.254"]}

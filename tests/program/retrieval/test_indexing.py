@@ -1,9 +1,9 @@
 """program/retrieval/indexing.py: idempotent indexing with the real embedding models on a handful of docs."""
 
+from program.base.settings import Settings
 from program.retrieval.chunking import Document
 from program.retrieval.indexing import build_indexes, index_documents, point_id
 from program.retrieval.open_store import open_store
-from program.settings import Settings
 
 
 def docs(**texts: str) -> list[Document]:

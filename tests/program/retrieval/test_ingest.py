@@ -11,12 +11,12 @@ import zipfile
 import pytest
 from qdrant_client import QdrantClient
 
+from program.base.errors import IngestError
+from program.base.settings import Settings
 from program.cli import main
-from program.errors import IngestError
 from program.retrieval.ingest import ingest
 from program.retrieval.retriever import HybridSearch
 from program.retrieval.server_store import ServerStore
-from program.settings import Settings
 from tests.program.retrieval.test_fetch import PAGE, html, online, resolve, serve
 
 FILES = {

@@ -2,18 +2,18 @@
 meets: an index left by the older local mode, and a folder another process holds."""
 
 import subprocess
-import threading
 import sys
+import threading
 
 import pytest
 
-from program.factory import build_program
+from program.assembly.factory import build_program
+from program.base.settings import PROJECT_ROOT, Settings
 from program.retrieval import server_store
 from program.retrieval.edge_store import EdgeStore
 from program.retrieval.open_store import open_store
 from program.retrieval.server_store import ServerStore
 from program.retrieval.store import CollectionMissingError
-from program.settings import PROJECT_ROOT, Settings
 
 
 def test_the_embedded_store_is_shared_per_folder(tmp_path):

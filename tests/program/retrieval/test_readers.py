@@ -7,7 +7,7 @@ import time
 
 import pytest
 
-from program.errors import IngestError
+from program.base.errors import IngestError
 from program.retrieval.chunking import chunk_document
 from program.retrieval.readers import read
 from program.retrieval.sections.markdown import heading_text

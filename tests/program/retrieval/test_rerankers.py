@@ -8,12 +8,17 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 import pytest
 
 import program.retrieval.rerankers as rerankers
-from program.errors import ModelNotInstalledError
-from program.passage import Passage
-from program.retrieval.rerankers import (CohereReranker, CrossEncoderReranker, EmbeddingReranker, RerankerError,
-                                        build_reranker)
+from program.base.errors import ModelNotInstalledError
+from program.base.settings import Settings
+from program.retrieval.passage import Passage
+from program.retrieval.rerankers import (
+    CohereReranker,
+    CrossEncoderReranker,
+    EmbeddingReranker,
+    RerankerError,
+    build_reranker,
+)
 from program.retrieval.retriever import HybridSearch
-from program.settings import Settings
 from tests.conftest import send_json
 from tests.program.retrieval.test_retriever import search  # noqa: F401 - the module's index fixture
 

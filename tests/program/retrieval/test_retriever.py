@@ -4,12 +4,12 @@ import copy
 
 import pytest
 
+from program.base.settings import Settings
 from program.retrieval.chunking import Document
 from program.retrieval.edge_store import EdgeStore
 from program.retrieval.embeddings import load_embedder
 from program.retrieval.indexing import index_documents
 from program.retrieval.retriever import HybridSearch
-from program.settings import Settings
 
 PAGES = {
     "Shirley Temple": "Shirley Temple Black was an American actress who later served as Chief of Protocol of the United States.",

@@ -2,15 +2,14 @@
 
 from __future__ import annotations
 
-import zipfile
-
 import io
 import tarfile
 import time
+import zipfile
 
 import pytest
 
-from program.errors import IngestError
+from program.base.errors import IngestError
 from program.retrieval.sources import ArchiveCaps, source_files
 
 CAPS = ArchiveCaps(members=100, total_bytes=10_000)

@@ -12,7 +12,12 @@ from qdrant_client import QdrantClient
 from program.retrieval import store as store_module
 from program.retrieval.edge_store import EdgeStore
 from program.retrieval.server_store import ServerStore
-from program.retrieval.store import DENSE_SIZE, CollectionMissingError, Point, SparseVector
+from program.retrieval.store import (
+    DENSE_SIZE,
+    CollectionMissingError,
+    Point,
+    SparseVector,
+)
 
 TITLES = ["Alpha", "Beta", "Gamma", "Delta", "Epsilon"]
 

@@ -10,7 +10,12 @@ import pytest
 import requests
 
 from program.retrieval import web_retry
-from program.retrieval.web_retry import Throttled, call_retrying, is_transient, retry_after_seconds
+from program.retrieval.web_retry import (
+    Throttled,
+    call_retrying,
+    is_transient,
+    retry_after_seconds,
+)
 
 
 def failing(*errors: BaseException):

@@ -8,9 +8,15 @@ from pathlib import Path
 
 import pytest
 
-from program.settings import Settings
+from program.base.settings import Settings
 from program.retrieval import web_retry, web_search
-from program.retrieval.web_search import OfflineWeb, TavilyWeb, WebResult, WebSearchError, build_web_search
+from program.retrieval.web_search import (
+    OfflineWeb,
+    TavilyWeb,
+    WebResult,
+    WebSearchError,
+    build_web_search,
+)
 from tests.conftest import FakeSearch, passage
 from tests.program.retrieval.fake_tavily import FakeTavily
 

@@ -9,9 +9,9 @@ from contextlib import contextmanager
 import httpx
 import uvicorn
 
+from program.base.settings import Settings
 from program.serving.answerer import Answerer
 from program.serving.service import create_app
-from program.settings import Settings
 
 
 def settings(tmp_path, **overrides) -> Settings:

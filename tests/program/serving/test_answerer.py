@@ -2,10 +2,10 @@
 
 import pytest
 
-from program.factory import build_program
+from program.assembly.factory import build_program
+from program.base.settings import Settings
 from program.retrieval.open_store import open_store
 from program.serving.answerer import Answerer, Engine, UnknownCollection
-from program.settings import Settings
 
 
 def test_a_named_collection_gets_the_served_prompts_and_thresholds_and_only_its_own_web(tmp_path):

@@ -5,9 +5,9 @@ from __future__ import annotations
 import pytest
 from fastapi.testclient import TestClient
 
+from program.base.settings import Settings
 from program.serving.ingest_access import MAX_FILE_BYTES
 from program.serving.service import create_app
-from program.settings import Settings
 from tests.program.fake_engine import fake_answerer
 
 

@@ -2,8 +2,8 @@
 
 import pytest
 
+from program.base.settings import Settings
 from program.serving.http_guards import is_loopback, trusted_hosts
-from program.settings import Settings
 
 
 @pytest.mark.parametrize("host, loopback", [("127.0.0.1", True), ("127.0.0.2", True), ("::1", True), ("[::1]", True),

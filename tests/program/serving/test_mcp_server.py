@@ -10,14 +10,14 @@ import anyio
 import pytest
 from mcp import Client, StdioServerParameters
 
-from program.answer_response import SCHEMA_VERSION, AnswerResponse
+from program.base.settings import PROJECT_ROOT, Settings
+from program.contract.answer_response import SCHEMA_VERSION, AnswerResponse
 from program.retrieval.chunking import Document
 from program.retrieval.edge_store import EdgeStore
 from program.retrieval.embeddings import load_embedder
 from program.retrieval.indexing import index_documents
 from program.retrieval.open_store import open_store
 from program.serving.mcp_server import create_mcp_server
-from program.settings import PROJECT_ROOT, Settings
 from tests.program.fake_engine import FOLLOW_UP, QUESTION, STANDALONE, fake_answerer
 
 PAGES = {

@@ -10,14 +10,22 @@ from concurrent.futures import ThreadPoolExecutor
 import dspy
 import pytest
 
-from program.answer_response import AnswerResponse
-from program.serving.answerer import Answerer, Engine
+from program.contract.answer_response import AnswerResponse
 from program.loop import GatedRAG
 from program.retrieval.store import StoreUnreachableError
+from program.serving.answerer import Answerer, Engine
 from program.thresholds import Thresholds
 from tests.conftest import FakeSearch, passage
-from tests.program.fake_engine import (DOCS, FOLLOW_UP, QUESTION, STANDALONE, BlockingSearch, fake_answerer, signature_lm,
-                                       verdict)
+from tests.program.fake_engine import (
+    DOCS,
+    FOLLOW_UP,
+    QUESTION,
+    STANDALONE,
+    BlockingSearch,
+    fake_answerer,
+    signature_lm,
+    verdict,
+)
 from tests.program.serving.live_server import serving, settings
 
 

@@ -4,9 +4,9 @@ import copy
 
 import pytest
 
+from program.base.settings import Settings
 from program.sessions.conversation import Turn
 from program.sessions.memory_store import SessionStore
-from program.settings import Settings
 
 
 class FakeClock:

@@ -1,9 +1,9 @@
 """program/sessions/open_sessions.py: memory by default, files under the data dir when configured."""
 
+from program.base.settings import Settings
 from program.sessions.file_store import FileSessionStore
 from program.sessions.memory_store import SessionStore
 from program.sessions.open_sessions import open_sessions
-from program.settings import Settings
 
 
 def test_the_setting_picks_the_store(tmp_path):

@@ -1,12 +1,12 @@
 """The one response contract: what `ask --json`, the Python API, HTTP `/answer`, MCP `answer` and
 the MLflow model all return for a question.
 
-`AnswerResponse` is a `Result` (the loop's own record, `program.result`) plus the agent metadata of
-`program.agent_metadata`: confidence 0-100, retrieval quality, suggestions, related queries and the
+`AnswerResponse` is a `Result` (the loop's own record, `program.contract.result`) plus the agent metadata of
+`program.contract.agent_metadata`: confidence 0-100, retrieval quality, suggestions, related queries and the
 structured fallback, with the processing time. The trace is included only when asked for.
 `respond` builds it from a `Result`, `AnswerResponse.from_prediction` from what calling a
 program returns. Its JSON Schema is published in `answer_response.schema.json` beside this file
-(`python -m program.answer_response` rewrites it). This module does not run the loop or speak
+(`python -m program.contract.answer_response` rewrites it). This module does not run the loop or speak
 any protocol.
 
 Versioning: `schema_version` is "major.minor". A new optional field bumps the minor; removing,
@@ -21,9 +21,24 @@ from typing import TYPE_CHECKING
 
 from pydantic import BaseModel, Field
 
-from program.agent_metadata import Fallback, Quality, Suggestion, describe, fallback_answer
-from program.passage import Passage
-from program.result import Acceptance, Citation, CodeCheck, ExpansionStep, Result, Source, Timing, Trace
+from program.contract.agent_metadata import (
+    Fallback,
+    Quality,
+    Suggestion,
+    describe,
+    fallback_answer,
+)
+from program.contract.result import (
+    Acceptance,
+    Citation,
+    CodeCheck,
+    ExpansionStep,
+    Result,
+    Source,
+    Timing,
+    Trace,
+)
+from program.retrieval.passage import Passage
 
 if TYPE_CHECKING:
     import dspy

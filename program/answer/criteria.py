@@ -24,8 +24,8 @@ from dataclasses import dataclass
 import re2
 import regex
 
-from program.citations import strip_markers
-from program.code_check import find_blocks
+from program.answer.citations import strip_markers
+from program.answer.code_check import find_blocks
 from program.evidence import split_sentences
 
 REGEX_PREFIX = "re:"

@@ -1,9 +1,9 @@
 """The answer's score, as the evaluation-gated design defines it: w_judge x judge + w_fact x factuality.
 
 The judge part is what the loop already knows of the answer's fitness: the share of the caller's
-criteria it meets (`program.criteria`) times the LM judge's confidence when the loop called the
+criteria it meets (`program.answer.criteria`) times the LM judge's confidence when the loop called the
 judge (no LM call is made to score). With only one of the two, that one; with neither, the score is
-factuality alone (`program.factuality`). The weights and the threshold are `Thresholds` fields
+factuality alone (`program.answer.factuality`). The weights and the threshold are `Thresholds` fields
 (`judge_weight`, `factuality_weight`, `accept_score`); the weights are normalised to sum to 1.
 This module scores; whether a score buys a repair is `program.gate.decide_acceptance`'s call.
 """
@@ -13,8 +13,8 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from program.criteria import CriteriaReport
-from program.result import Acceptance, Factuality
+from program.answer.criteria import CriteriaReport
+from program.contract.result import Acceptance, Factuality
 from program.thresholds import Thresholds
 
 

@@ -1,6 +1,6 @@
 """Factuality: how well an answer agrees with the passages it cites, with no LM call.
 
-Each claim (a sentence that states something, `program.citations.claims`) is read against the
+Each claim (a sentence that states something, `program.answer.citations.claims`) is read against the
 passages it cites, or every shown passage when it cites none:
 - support: the share of its content words the passages use, all its numbers among them
   (`lexical_support`, also the metrics' cheap support judge), averaged with the best cosine of its
@@ -28,10 +28,10 @@ from collections.abc import Callable, Mapping, Sequence
 
 import numpy as np
 
-from program.citations import cited_numbers, claims, outside_code, strip_markers
+from program.answer.citations import cited_numbers, claims, outside_code, strip_markers
+from program.contract.result import Factuality
 from program.decomposition import named_entities
 from program.evidence import split_sentences, terms
-from program.result import Factuality
 from program.signals import mentions
 
 Embed = Callable[[list[str]], list[list[float]]]  # texts -> their dense vectors

@@ -3,7 +3,7 @@
 The env names users already know are kept as they are: OPENAI_API_KEY, TAVILY_API_KEY,
 QDRANT_URL, MLFLOW_TRACKING_URI, COHERE_API_KEY (or CO_API_KEY), CO_API_URL. Everything else is prefixed GATEDRAG_. Secrets are
 `SecretStr`, so they never print in logs, traces or MLflow params, and their values are handed
-to `program.redaction`, which removes them from error text wherever it leaves the process.
+to `program.base.redaction`, which removes them from error text wherever it leaves the process.
 This module does not start models or open stores; see `program.lm.lm_profiles` and `program.retrieval.open_store`.
 """
 
@@ -17,10 +17,10 @@ from typing import Any, Literal
 from pydantic import AliasChoices, Field, SecretStr, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
-from program.redaction import remember
+from program.base.redaction import remember
 
 MAX_QUESTION_CHARS = 2000  # a question longer than this is refused by every entry point
-PROJECT_ROOT = Path(__file__).resolve().parent.parent
+PROJECT_ROOT = Path(__file__).resolve().parents[2]
 
 LocalModel = Literal["qwen2.5-coder-0.5b", "qwen2.5-coder-1.5b"]
 

@@ -2,7 +2,7 @@
 that names the file and the line.
 
 Bytes that are not UTF-8, malformed JSON and values nested deeper than `MAX_DEPTH` are each an error
-of the caller's class (`program.loading.ProgramLoadError`, `optimize.eval.example_schema.DatasetFileError`),
+of the caller's class (`program.assembly.loading.ProgramLoadError`, `optimize.eval.example_schema.DatasetFileError`),
 never a `UnicodeDecodeError` or a `RecursionError` with no file in it. This module checks syntax only;
 what the JSON must hold is the caller's business.
 """

@@ -1,7 +1,7 @@
 """The fitted confidence: the probability that an answer is right, from what the loop measured.
 
 `features(result)` reads a finished `Result` into named numbers: the heuristic confidence (the
-judge's self-report capped by retrieval quality, `program.agent_metadata`), the judge's own
+judge's self-report capped by retrieval quality, `program.contract.agent_metadata`), the judge's own
 confidence, the retrieval quality's covered share, the last retrieval signals the gate saw, how
 the loop ended and the rule that ended it. `ConfidenceCalibrator` maps them to a probability
 with parameters fitted on labelled questions (`python -m optimize calibrate`): Platt scaling (a
@@ -18,8 +18,8 @@ from typing import Literal
 import numpy as np
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-from program.agent_metadata import covered_share, heuristic_confidence
-from program.result import Result
+from program.contract.agent_metadata import covered_share, heuristic_confidence
+from program.contract.result import Result
 
 # the retrieval signals read from the last step that recorded them (`Signals.as_trace`)
 SIGNALS = ("best", "cliff", "min_coverage", "entity_coverage", "term_coverage", "plateau")

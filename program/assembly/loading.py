@@ -9,7 +9,7 @@ mistyped is a `ProgramLoadError` of one line naming the file and the line or fie
 (`prog.json: thresholds.max_iterations: input should be ...`), raised before anything is built.
 A program file holds only the keys the program itself writes, at every level: never an
 endpoint, a key or an LM setting, which DSPy would otherwise copy onto a predictor.
-This module does not build programs or open stores (`program.factory` does: `program.load` is there)
+This module does not build programs or open stores (`program.assembly.factory` does: `program.load` is there)
 and does not save them (`GatedRAG.save()` does).
 """
 
@@ -21,9 +21,9 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, create_model
 
-from program.errors import BadFileError, first_problem
-from program.json_file import read_json
-from program.loop import FORMAT, GatedRAG, _upgrade_thresholds
+from program.base.errors import BadFileError, first_problem
+from program.base.json_file import read_json
+from program.loop import FORMAT, GatedRAG, upgrade_thresholds
 from program.retrieval.rerankers import RerankerName
 from program.thresholds import Thresholds
 
@@ -97,7 +97,7 @@ def check_state(state: Any, where: str) -> dict:
         raise ProgramLoadError(f"{where}: {first_problem(error)}") from None
     try:
         # strict: a hand-edited `true` or "3" must not pass for a budget of 1 or 3
-        Thresholds.model_validate(_upgrade_thresholds(state.get("thresholds", {}), made), strict=True)
+        Thresholds.model_validate(upgrade_thresholds(state.get("thresholds", {}), made), strict=True)
     except ValidationError as error:
         raise ProgramLoadError(f"{where}: thresholds.{first_problem(error)}") from None
     if made > FORMAT:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import textwrap
 
-from program.result import Acceptance, CodeCheck, ExpansionStep, Result, Step
+from program.contract.result import Acceptance, CodeCheck, ExpansionStep, Result, Step
 
 
 def render_result(result: Result) -> str:

@@ -5,14 +5,14 @@ and the result says so in a warning: a post-hoc citation is a guess, visible as 
 code blocks are not prose: nothing is attached inside them.
 `claims` splits an answer into the sentences that state something, for the metrics and the
 factuality check. This module does not judge whether a citation supports its sentence
-(`program.factuality` and `metrics` do).
+(`program.answer.factuality` and `metrics` do).
 """
 
 from __future__ import annotations
 
 import re
 
-from program.code_check import find_blocks
+from program.answer.code_check import find_blocks
 from program.evidence import Shown, terms
 
 _CITE = re.compile(r"\[(\d+(?:\s*,\s*\d+)*)\]")

@@ -1,9 +1,9 @@
 """The MLflow model's code: a pyfunc model built from this file and the program's own JSON, never a pickle.
 
 MLflow logs it "from code" (`mlflow.pyfunc.log_model(python_model=<this file>, artifacts={"program":
-program.json})`), so loading runs this file and reads the JSON through `program.loading`, whose
+program.json})`), so loading runs this file and reads the JSON through `program.assembly.loading`, whose
 checks every program file passes: no pickled object is ever loaded, and a planted LM setting is
-refused. The loading process rebuilds search and web from its own settings (`program.served.rebuild`).
+refused. The loading process rebuilds search and web from its own settings (`program.assembly.served.rebuild`).
 `predict` takes `{"question": ...}` rows and returns the HTTP and MCP response contract for each.
 """
 
@@ -17,8 +17,8 @@ PROGRAM_ARTIFACT = "program"  # the artifact key of the program's JSON
 
 class GatedRAGModel(PythonModel):
     def load_context(self, context) -> None:
-        from program.loading import read_state
-        from program.served import rebuild
+        from program.assembly.loading import read_state
+        from program.assembly.served import rebuild
 
         self.program = rebuild(read_state(context.artifacts[PROGRAM_ARTIFACT]))
 

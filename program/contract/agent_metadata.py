@@ -4,7 +4,7 @@ next actions with parameters, related queries, and a structured fallback instead
 
 Pure functions of a `Result` (and of whether a web backend is configured): no LM, no search,
 no I/O. Retrieval quality is measured, not opined: the share of doc queries whose best indexed
-passage reaches the program's `coverage_similarity`. `program.answer_response` attaches all of it to
+passage reaches the program's `coverage_similarity`. `program.contract.answer_response` attaches all of it to
 the response every surface returns; this module does not build responses.
 """
 
@@ -14,9 +14,9 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
+from program.contract.result import Result
 from program.evidence import terms
 from program.provenance import web_sourced
-from program.result import Result
 
 Quality = Literal["high", "medium", "low", "none"]
 
@@ -94,7 +94,7 @@ def insufficient(result: Result, quality: Quality) -> bool:
 
 
 def agent_confidence(result: Result, quality: Quality | None = None) -> int:
-    """The fitted calibrator's confidence when the program has one (`program.calibrator`): it has
+    """The fitted calibrator's confidence when the program has one (`program.answer.calibrator`): it has
     read the retrieval quality and how the loop ended, so no cap applies; else `heuristic_confidence`."""
     if result.trace.uncalibrated_confidence is not None:
         return result.confidence

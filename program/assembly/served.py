@@ -5,7 +5,7 @@ MLflow's DSPy flavor pickles the module and calls it with no LM in the settings.
 then takes the settings' default LM (`program.lm.default_lm`), and pickles as its saved state only,
 so no store handle, file lock or API key ever lands in a pickle: the loading process rebuilds
 search and web from its own settings (`rebuild`). Its prediction's fields are those of
-`program.answer_response.AnswerResponse` as JSON, so the MLflow model's predictions are the same
+`program.contract.answer_response.AnswerResponse` as JSON, so the MLflow model's predictions are the same
 contract as HTTP and MCP. The loop itself knows nothing of this.
 """
 
@@ -15,13 +15,13 @@ import copy
 
 import dspy
 
-from program.answer_response import respond
+from program.base.settings import Settings
+from program.contract.answer_response import respond
+from program.contract.result import Result
+from program.hints import Hints
 from program.lm.default_lm import default_lm
 from program.lm.lm_profiles import json_adapter
-from program.hints import Hints
 from program.loop import GatedRAG
-from program.result import Result
-from program.settings import Settings
 
 
 class ServedGatedRAG(GatedRAG):
@@ -59,8 +59,8 @@ def servable(program: GatedRAG) -> ServedGatedRAG:
 def rebuild(state: dict) -> ServedGatedRAG:
     """Unpickling, in a process that only has its environment: the one place a served model
     reads its settings from there."""
-    from program.factory import build_program
-    from program.loading import apply_state, check_state
+    from program.assembly.factory import build_program
+    from program.assembly.loading import apply_state, check_state
 
     where = "the pickled MLflow model"
     check_state(state, where)  # before the store opens: a bad state fails in one line, changing nothing

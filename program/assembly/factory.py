@@ -1,9 +1,9 @@
 """Build a ready GatedRAG from settings: the index search, the web backend, the session store, and a compiled
 program's prompts, demos and thresholds; `load` (exported as `program.load`) is the same for a saved program.
 
-A compiled program is read and checked by `program.loading` before any store is opened, so a bad
+A compiled program is read and checked by `program.assembly.loading` before any store is opened, so a bad
 file fails in one line and changes nothing. Calling the program returns a `dspy.Prediction` whose
-`.result` is the loop's own `Result`; `program.answer_response.AnswerResponse.from_prediction`
+`.result` is the loop's own `Result`; `program.contract.answer_response.AnswerResponse.from_prediction`
 turns it into the response contract. It opens stores and backends but starts no LM;
 `program.lm.lm_profiles` does that.
 """
@@ -14,23 +14,23 @@ from pathlib import Path
 
 from pydantic import ValidationError
 
-from program.loading import apply_state, read_state
+from program.assembly.loading import apply_state, read_state
+from program.base.settings import Settings
 from program.loop import GatedRAG
-from program.thresholds import Thresholds
-from program.retrieval.open_store import open_store
 from program.retrieval.breadth import BreadthExpander
+from program.retrieval.open_store import open_store
 from program.retrieval.retriever import HybridSearch
 from program.retrieval.store import Store
 from program.retrieval.web_search import WebSearch, build_web_search
 from program.sessions.open_sessions import open_sessions
-from program.settings import Settings
+from program.thresholds import Thresholds
 
 
 def build_program(settings: Settings, program_path: str | Path | None = None, overrides: dict | None = None,
                   program_class: type[GatedRAG] = GatedRAG, seeded: bool = False) -> GatedRAG:
     """The loop over the settings' index and web backend; a compiled program's prompts, demos
     and thresholds are loaded from `program_path` (a file, a run folder or an MLflow URI), then
-    `overrides` (CLI flags) win. A bad program raises `program.loading.ProgramLoadError`; a store
+    `overrides` (CLI flags) win. A bad program raises `program.assembly.loading.ProgramLoadError`; a store
     that is missing, locked, corrupt or unreachable a `program.retrieval.store.StoreError`: each names
     the file, folder or URL. `seeded`: the question comes with a seed URL, whose ingest may create the collection."""
     state = read_state(program_path) if program_path else None

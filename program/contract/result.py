@@ -10,7 +10,7 @@ from typing import Literal
 
 from pydantic import BaseModel, Field
 
-from program.passage import Passage
+from program.retrieval.passage import Passage
 
 Action = Literal["contextualize", "seed", "decompose", "retrieve", "draft", "refine", "judge", "answer", "abstain",
                  "expand_locality", "query_docs", "search_web", "expand_breadth", "repair_code", "score", "repair"]
@@ -113,7 +113,7 @@ class Trace(BaseModel):
 
 
 class CodeCheck(BaseModel):
-    """One fenced code block of the answer and whether it parses (program/code_check.py)."""
+    """One fenced code block of the answer and whether it parses (program/answer/code_check.py)."""
 
     block: int = Field(description="its place among the answer's code blocks, from 1")
     language: str = Field(description="the language its fence names, normalized (py -> python); empty when none")
@@ -125,7 +125,7 @@ class CodeCheck(BaseModel):
 
 
 class Factuality(BaseModel):
-    """How well the answer agrees with the passages it cites, measured with no LM (program/factuality.py)."""
+    """How well the answer agrees with the passages it cites, measured with no LM (program/answer/factuality.py)."""
 
     score: float = Field(ge=0.0, le=1.0, description="the mean support of its claims, less a share when miscalibrated")
     support: float = Field(ge=0.0, le=1.0, description="the mean support of its claims by their cited passages; "
@@ -138,7 +138,7 @@ class Factuality(BaseModel):
 
 class Acceptance(BaseModel):
     """The answer's score: w_judge x judge + w_fact x factuality, its threshold, and the one repair
-    it may have had (program/acceptance.py scores it, program/gate.py decides the repair)."""
+    it may have had (program/answer/acceptance.py scores it, program/gate.py decides the repair)."""
 
     score_before: float = Field(ge=0.0, le=1.0, description="the answer's score before any repair")
     score_after: float | None = Field(None, description="the repaired answer's score; None when no repair ran")

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from functools import partial
 from typing import Callable
 
-from program.result import CodeCheck
+from program.contract.result import CodeCheck
 from program.retrieval.sections.grammars import parse
 
 # an opening ``` (optional tag) at a line start, up to a closing ``` on its own line; an answer

@@ -1,0 +1,65 @@
+"""What both command lines (`python -m program`, `python -m optimize`) share: how a command runs
+and ends (one line for bad input and failures, exit codes, Ctrl-C), and the options every command
+takes the same way.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from pathlib import Path
+
+from program.base.errors import one_line
+from program.base.redaction import install_log_redaction, redact
+
+INTERRUPTED = 130  # the exit code after Ctrl-C
+
+
+class UsageError(Exception):
+    """Bad input: printed as one line, exit code 2."""
+
+
+def exit_with(code: int) -> None:
+    """End the process with `code`, at once after Ctrl-C."""
+    if code == INTERRUPTED:
+        # subtle: an interrupted run leaves llama.cpp's in-process server mid-request, and its
+        # destructor would wait for that request forever at interpreter exit; what the run
+        # finished is already on disk, so the process ends here
+        sys.stdout.flush()
+        sys.stderr.flush()
+        os._exit(code)
+    sys.exit(code)
+
+
+def run_command(args: argparse.Namespace) -> int:
+    """Run the parsed command; bad input, missing data and Ctrl-C end in one line and an exit code.
+
+    Both command lines (`python -m program`, `python -m optimize`) come through here, so this is where
+    log records start being redacted."""
+    install_log_redaction()
+    try:
+        return args.run(args)
+    except UsageError as error:
+        print(f"error: {redact(one_line(error))}", file=sys.stderr)
+        return 2
+    # data, index, model or config missing or unreadable; a store down or locked; a file that is not
+    # what it should be (program.base.errors.BadFileError); an LM that never became healthy (TimeoutError)
+    except (OSError, RuntimeError, ValueError) as error:
+        print(f"error: {redact(one_line(error))}", file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        print("interrupted", file=sys.stderr)
+        return INTERRUPTED
+
+
+def add_data_dir(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--data-dir", type=Path, help="indexes, web cache, sessions and runs (default: "
+                        "$GATEDRAG_DATA_DIR, else .gatedrag)")
+
+
+def settings_from_args(args: argparse.Namespace, **names: str):
+    from program.base.settings import Settings
+
+    overrides = {field: getattr(args, attr) for field, attr in names.items() if getattr(args, attr, None) is not None}
+    return Settings(**overrides)
