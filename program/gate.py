@@ -22,6 +22,7 @@ from program.contract.result import Incident, Resources
 from program.signals import Signals
 from program.thresholds import Thresholds
 
+INSUFFICIENT_CAP = 0.5  # the most confidence an answer keeps when the judge found its evidence insufficient
 Action = Literal["draft", "refine", "judge", "answer", "abstain", "expand_locality", "query_docs", "search_web",
                  "expand_breadth", "score", "repair"]
 Ending = Literal["answered", "abstained", "budget_exhausted"]
@@ -177,6 +178,18 @@ def decide_acceptance(score: AnswerScore, abstained: bool, seconds: float | None
     if seconds is not None and seconds <= 0:
         return Decision("score", "out_of_time", f"{stands}, and the time limit is reached")
     return Decision("repair", rule, f"{stands} is under {t.accept_score:.2f}: {'; '.join(score.failed[:3])}")
+
+
+def judged_confidence(sufficient: bool, confidence: float) -> float:
+    """The confidence an answer keeps from the judge: never above an even chance when the judge
+    itself found the evidence insufficient."""
+    return confidence if sufficient else min(confidence, INSUFFICIENT_CAP)
+
+
+def keep_code_repair(fixed: str, parses: bool) -> bool:
+    """A rewritten code block replaces the broken one only when it parses and is not empty (an
+    empty block parses, but repairs nothing)."""
+    return bool(fixed.strip()) and parses
 
 
 def keep_repair(before: AnswerScore, after: AnswerScore) -> bool:

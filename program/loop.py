@@ -38,10 +38,13 @@ from program.contract.result import ExpansionStep
 from program.decomposition import named_entities, rule_based_plan
 from program.evidence import format_evidence
 from program.gate import (
+    Decision,
     Verdict,
     budget_left,
     decide,
     decide_acceptance,
+    judged_confidence,
+    keep_code_repair,
     keep_repair,
     spend,
 )
@@ -54,7 +57,7 @@ from program.run_state import RunState
 from program.sessions.conversation import Conversation, Sessions, Turn
 from program.sessions.follow_up import check_rewrite, follow_up, substitute
 from program.sessions.memory_store import SessionStore
-from program.signals import adaptive_cut, measure, question_terms
+from program.signals import Signals, adaptive_cut, measure, question_terms
 from program.thresholds import Thresholds
 from signatures import (
     Contextualize,
@@ -108,15 +111,10 @@ class GatedRAG(dspy.Module):
         `session_id`: the conversation this question continues; its recent turns resolve a follow-up.
         `url`: a seed page, ingested first; the gate may then follow its links (`expand_breadth`)."""
         hints = hints or Hints()
-        question = question.strip()  # subtle: the signals key each ranking by its query, stripped
         conversation = self.sessions.recall(session_id) if session_id else Conversation()
-        run = RunState(question=question, thresholds=hints.apply(self.thresholds), time_limit_s=time_limit_s,
-                       constraints=hints.requirements(), criteria=hints.criteria,
-                       web=self.web.label if self.web else "none", seed_url=(url or "") if self.breadth else "")
-        if url and not self.breadth:
-            run.warn("a seed URL was given, but this program has no breadth expansion: the URL is ignored")
+        run = self._start(question.strip(), hints, time_limit_s, url)
         try:
-            if (follow := follow_up(question, conversation, run.thresholds)).rewrite:
+            if (follow := follow_up(run.question, conversation, run.thresholds)).rewrite:
                 with run.step("contextualize", follow.reason) as step:
                     step.rule = follow.rule
                     self._contextualize(run, conversation, step)
@@ -128,53 +126,70 @@ class GatedRAG(dspy.Module):
             with run.step("retrieve", f"{run.query_type} question, {len(run.sub_queries)} queries") as step:
                 self._retrieve(run, step, run.sub_queries)
             for _ in range(MAX_STEPS):
-                signals = self._measure(run)
-                decision = decide(signals, run.progress(), self._budget(run), run.thresholds)
-                run.resources = spend(run.resources, decision.action)
-                run.ended = decision.ended
+                decision, signals = self._decide(run)
                 with run.step(decision.action, decision.reason) as step:
                     step.rule, step.signals = decision.rule, signals.as_trace()
-                    if decision.ended == "budget_exhausted" and decision.action in ("answer", "abstain"):
-                        run.warn(f"ended before the evidence sufficed: {decision.reason}", decision.incident)
-                    if decision.action == "answer":
+                    if decision.action in ("answer", "abstain"):
+                        self._end(run, decision)
                         break
-                    if decision.action == "abstain":
-                        run.abstain(decision.reason)
-                        break
-                    if decision.action == "draft":
-                        self._draft(run)
-                    elif decision.action == "refine":
-                        self._refine(run)
-                    elif decision.action == "judge":
-                        self._judge(run)
-                    elif decision.action == "expand_locality":
-                        self._expand_locality(run, step)
-                    elif decision.action == "query_docs":
-                        self._retrieve(run, step, list(decision.queries) or self._rewrite(run))
-                    elif decision.action == "search_web":
-                        self._search_web(run, step, list(decision.queries))
-                    elif decision.action == "expand_breadth":
-                        self._expand_breadth(run, step, decision.pages)
-            with run.step("score") as step:  # the step's time includes the scoring's
-                score = self._score(run)  # no LM: the criteria, the judge's verdict and factuality
-                scored = decide_acceptance(score, run.gives_no_answer, run.seconds_left(), run.thresholds)
-                step.action, step.reason, step.rule = scored.action, scored.reason, scored.rule
-                step.score_before, step.failed = score.total, list(score.failed)
-                if scored.action == "repair":  # one LM call, only for a failed criterion or a contradiction
-                    self._repair(run, score, step)
-                else:
-                    run.acceptance = acceptance(score, None, kept=False, t=run.thresholds)
-            run.code_blocks = check_code(run.draft)
-            broken = [c.block for c in run.code_blocks if c.status == "invalid"]
-            if broken:  # the only LM call after the answer, and only for code that does not parse
-                with run.step("repair_code", f"code block(s) {broken} do not parse: one repair each"):
-                    self._repair_code(run)
+                    match decision.action:
+                        case "draft": self._draft(run)
+                        case "refine": self._refine(run)
+                        case "judge": self._judge(run)
+                        case "expand_locality": self._expand_locality(run, step)
+                        case "query_docs": self._retrieve(run, step, list(decision.queries) or self._rewrite(run))
+                        case "search_web": self._search_web(run, step, list(decision.queries))
+                        case "expand_breadth": self._expand_breadth(run, step, decision.pages)
+            self._accept(run)  # the score, and its one repair: no LM unless a criterion fails or code does not parse
         except DeadlineExceeded as late:
             run.ended = "budget_exhausted"
             run.warn(f"time limit of {time_limit_s:g} s reached: {late}; returned the best draft so far", "timeout")
         except Exception as error:  # noqa: BLE001 - a question ends with a result, never a crash
             run.ended = "error"
             run.warn(f"the loop stopped: {type(error).__name__}: {error}", "loop_error")
+        return self._finish(run, session_id)
+
+    def _start(self, question: str, hints: Hints, time_limit_s: float | None, url: str | None) -> RunState:
+        # subtle: the signals key each ranking by its query, so the question is stripped once, here
+        run = RunState(question=question, thresholds=hints.apply(self.thresholds), time_limit_s=time_limit_s,
+                       constraints=hints.requirements(), criteria=hints.criteria,
+                       web=self.web.label if self.web else "none", seed_url=(url or "") if self.breadth else "")
+        if url and not self.breadth:
+            run.warn("a seed URL was given, but this program has no breadth expansion: the URL is ignored")
+        return run
+
+    def _decide(self, run: RunState) -> tuple[Decision, Signals]:
+        """The gate's next decision on what retrieval measured, its budgets spent as it says."""
+        signals = self._measure(run)
+        decision = decide(signals, run.progress(), self._budget(run), run.thresholds)
+        run.resources = spend(run.resources, decision.action)
+        run.ended = decision.ended
+        return decision, signals
+
+    def _end(self, run: RunState, decision: Decision) -> None:
+        if decision.ended == "budget_exhausted":
+            run.warn(f"ended before the evidence sufficed: {decision.reason}", decision.incident)
+        if decision.action == "abstain":
+            run.abstain(decision.reason)
+
+    def _accept(self, run: RunState) -> None:
+        """Score the answer (no LM), repair it once if the gate says so, then repair code that does not parse."""
+        with run.step("score") as step:  # the step's time includes the scoring's
+            score = self._score(run)  # the criteria, the judge's verdict and factuality
+            scored = decide_acceptance(score, run.gives_no_answer, run.seconds_left(), run.thresholds)
+            step.action, step.reason, step.rule = scored.action, scored.reason, scored.rule
+            step.score_before, step.failed = score.total, list(score.failed)
+            if scored.action == "repair":
+                self._repair(run, score, step)
+            else:
+                run.acceptance = acceptance(score, None, kept=False, t=run.thresholds)
+        run.code_blocks = check_code(run.draft)
+        broken = [c.block for c in run.code_blocks if c.status == "invalid"]
+        if broken:
+            with run.step("repair_code", f"code block(s) {broken} do not parse: one repair each"):
+                self._repair_code(run)
+
+    def _finish(self, run: RunState, session_id: str | None) -> dspy.Prediction:
         # subtle: an answer cut short by the time limit or an error still reports its code blocks
         run.code_blocks = run.code_blocks or check_code(run.draft)
         result = run.result(NO_ANSWER)
@@ -307,7 +322,7 @@ class GatedRAG(dspy.Module):
         run.set_verdict(verdict)
         if verdict.readable:
             run.set_draft(out.get("answer"), out.get("short_answer"))
-            run.confidence = verdict.confidence if verdict.sufficient else min(verdict.confidence, 0.5)
+            run.confidence = judged_confidence(verdict.sufficient, verdict.confidence)
 
     def _rewrite(self, run: RunState) -> list[str]:
         gaps = run.memory.gaps
@@ -366,7 +381,7 @@ class GatedRAG(dspy.Module):
                                     code=block.code, error=error)
             fixed = strip_fence(out.get("fixed_code") or "")
             again = check_block(check.block, block.tag, fixed)
-            if fixed.strip() and again.status == "valid":  # an empty block parses, but repairs nothing
+            if keep_code_repair(fixed, again.status == "valid"):
                 run.draft = replace_block(run.draft, block, fixed)
                 run.code_blocks[check.block - 1] = again.model_copy(update={"repaired": True})
             else:
