@@ -9,7 +9,6 @@ message and a non-zero exit, never a traceback.
 from __future__ import annotations
 
 import argparse
-import os
 import sys
 from pathlib import Path
 

@@ -19,9 +19,12 @@ from typing import Literal
 
 from program.answer.acceptance import AnswerScore
 from program.contract.result import Incident, Resources
-from program.signals import Signals
+from program.retrieval.passage import Passage
+from program.signals import Signals, score_cliff
 from program.thresholds import Thresholds
 
+# subtle: the second passage after a cliff is often a two-hop question's bridge, so a cut keeps it
+MIN_KEPT = 2
 INSUFFICIENT_CAP = 0.5  # the most confidence an answer keeps when the judge found its evidence insufficient
 Action = Literal["draft", "refine", "judge", "answer", "abstain", "expand_locality", "query_docs", "search_web",
                  "expand_breadth", "score", "repair"]
@@ -95,7 +98,7 @@ def decide(s: Signals, p: Progress, b: Budget, t: Thresholds) -> Decision:
         return breadth
     if s.best < t.off_topic_similarity and not p.searched_web:
         return _off_topic(s, p, b)
-    if (verdict is None and s.covered(t) and not s.compared_pageless and not _hop_pending(s, p)
+    if (verdict is None and covered(s, t) and not s.compared_pageless and not _hop_pending(s, p)
             and s.cliff >= t.cliff_to_answer and not s.plateau):
         return _finish("covered_with_cliff", f"every sub-query, entity and question term covered, score cliff {s.cliff:.2f}", p, t)
     if b.iterations > 0 and (expand := _expand(s, p, b, t)) is not None:
@@ -126,7 +129,7 @@ def _breadth(s: Signals, p: Progress, b: Budget, t: Thresholds) -> Decision | No
     pages = min(t.breadth_pages, b.pages)
     if s.best < t.off_topic_similarity:
         rule, why = "off_topic_to_links", f"the best passage is only {s.best:.2f} similar"
-    elif not s.covered(t):
+    elif not covered(s, t):
         rule, why = "gap_to_links", f"the evidence misses {_names(s.missing_entities or s.missing_terms or s.uncovered)}"
     elif s.cliff >= t.cliff_to_answer and s.redundancy < t.breadth_redundancy:
         rule, why = "lone_source", f"one clear source (cliff {s.cliff:.2f}) that nothing corroborates"
@@ -178,6 +181,21 @@ def decide_acceptance(score: AnswerScore, abstained: bool, seconds: float | None
     if seconds is not None and seconds <= 0:
         return Decision("score", "out_of_time", f"{stands}, and the time limit is reached")
     return Decision("repair", rule, f"{stands} is under {t.accept_score:.2f}: {'; '.join(score.failed[:3])}")
+
+
+def covered(s: Signals, t: Thresholds) -> bool:
+    """Every name mentioned, every question term used, and no uncovered sub-query without a page
+    at hand: a fragment about a name whose page is in the pool is that page's to answer."""
+    return not s.pageless_gaps and s.entity_coverage >= t.entity_coverage and s.term_coverage >= t.term_coverage
+
+
+def adaptive_cut(passages: list[Passage], t: Thresholds) -> list[Passage]:
+    """Which of a search's hits the loop keeps: as many as stand above the similarity cliff when the
+    list has one (Adaptive-k), at most `top_k` and at least `MIN_KEPT`; those under the score floor dropped.
+    subtle: the engine's (fused) order is kept: by dense similarity alone, recall drops."""
+    kept = [p for p in passages if p.similarity is None or p.similarity >= t.score_floor]
+    gap, before_gap = score_cliff([p.similarity for p in kept if p.similarity is not None])
+    return kept[: max(MIN_KEPT, min(before_gap, t.top_k))] if gap >= t.cut_cliff else kept[: t.top_k]
 
 
 def judged_confidence(sufficient: bool, confidence: float) -> float:

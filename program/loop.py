@@ -39,6 +39,7 @@ from program.decomposition import named_entities, rule_based_plan
 from program.evidence import format_evidence
 from program.gate import (
     Decision,
+    adaptive_cut,
     Verdict,
     budget_left,
     decide,
@@ -57,7 +58,7 @@ from program.run_state import RunState
 from program.sessions.conversation import Conversation, Sessions, Turn
 from program.sessions.follow_up import check_rewrite, follow_up, substitute
 from program.sessions.memory_store import SessionStore
-from program.signals import Signals, adaptive_cut, measure, question_terms
+from program.signals import Signals, measure, question_terms
 from program.thresholds import Thresholds
 from signatures import (
     Contextualize,

@@ -34,8 +34,6 @@ _DISAMBIGUATION = re.compile(r"\s*\([^)]*\)\s*$")
 # where a title's subject ends and its description starts: "json — JSON encoder", "S3: Buckets"
 # (a separator's spaces start after a non-space: from every space of a long run, the search was quadratic)
 _TITLE_TAIL = re.compile(r"(?<=\S)\s+[—–-]\s+|:\s+|(?<=\S)\s+\|\s+")
-# subtle: the second passage after a cliff is often a two-hop question's bridge, so a cut keeps it
-MIN_KEPT = 2
 # question words that say how to ask, not what to find: no passage needs to use them
 _ASKING = frozenset("any both but besides during many much same someone something other also older younger "
                     "higher lower more less most least first last whose well just only".split())
@@ -78,11 +76,6 @@ class Signals:
         """One number for "how much of the question the evidence reaches", for the gain."""
         return (min(max(self.min_coverage, 0.0), 1.0) + self.entity_coverage + self.term_coverage) / 3
 
-    def covered(self, t: Thresholds) -> bool:
-        """Every name mentioned, every question term used, and no uncovered sub-query without a page
-        at hand: a fragment about a name whose page is in the pool is that page's to answer."""
-        return not self.pageless_gaps and self.entity_coverage >= t.entity_coverage and self.term_coverage >= t.term_coverage
-
     def as_trace(self) -> dict[str, float]:
         """The numeric signals, rounded, for a trace step."""
         numbers = {k: v for k, v in asdict(self).items() if isinstance(v, (int, float))}
@@ -98,15 +91,6 @@ def score_cliff(scores: list[float]) -> tuple[float, int]:
     gaps = [(ranked[i] - ranked[i + 1]) / ranked[0] for i in range(len(ranked) - 1)]
     at = int(np.argmax(gaps))
     return float(gaps[at]), at + 1
-
-
-def adaptive_cut(passages: list[Passage], t: Thresholds) -> list[Passage]:
-    """The engine's best hits, as many as stand above the similarity cliff when the list has
-    one (Adaptive-k), at most `top_k` and at least `MIN_KEPT`; those under the score floor dropped.
-    subtle: the engine's (fused) order is kept: by dense similarity alone, recall drops."""
-    kept = [p for p in passages if p.similarity is None or p.similarity >= t.score_floor]
-    gap, before_gap = score_cliff([p.similarity for p in kept if p.similarity is not None])
-    return kept[: max(MIN_KEPT, min(before_gap, t.top_k))] if gap >= t.cliff_to_answer else kept[: t.top_k]
 
 
 def is_plateau(scores: list[float], t: Thresholds) -> bool:

@@ -32,6 +32,8 @@ class Thresholds(BaseModel):
                                  "names) the evidence must use to count as covered; below it, a second hop")
     cliff_to_answer: float = Field(0.1, ge=0.0, le=1.0, description="relative score gap after the best hits at or "
                                    "above which a covered question is answered with no judge call")
+    cut_cliff: float = Field(0.1, ge=0.0, le=1.0, description="relative score gap after the best hits at or above "
+                             "which retrieval keeps only the hits before it (Adaptive-k)")
     plateau_spread: float = Field(0.03, ge=0.0, le=1.0, description="top-k similarities within this spread are a plateau")
     plateau_best: float = Field(0.6, ge=-1.0, le=1.0, description="a plateau whose best similarity is under this is "
                                 "mediocre: no clear answer passage")

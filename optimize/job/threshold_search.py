@@ -45,6 +45,7 @@ def space(trial: optuna.Trial, kind: str) -> dict:
              "max_web_searches": trial.suggest_int("max_web_searches", 0, 2)}
     if kind == "full":
         knobs |= {"top_k": trial.suggest_int("top_k", 2, 6), "candidates_k": trial.suggest_int("candidates_k", 6, 16, step=2),
+                  "cut_cliff": trial.suggest_float("cut_cliff", 0.0, 0.35, step=0.05),
                   "score_floor": trial.suggest_float("score_floor", 0.1, 0.4, step=0.05),
                   "entity_coverage": trial.suggest_float("entity_coverage", 0.5, 1.0, step=0.25),
                   "term_coverage": trial.suggest_float("term_coverage", 0.5, 1.0, step=0.25),

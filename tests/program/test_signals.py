@@ -2,8 +2,8 @@
 
 import pytest
 
+from program.gate import adaptive_cut, covered
 from program.signals import (
-    adaptive_cut,
     answer_support,
     bridge_entities,
     fits_question,
@@ -38,7 +38,7 @@ def test_too_few_or_negative_scores_give_no_cliff(scores):
     assert score_cliff(scores)[0] == 0.0
 
 
-def test_adaptive_cut_keeps_as_many_as_stand_before_the_cliff_and_one_more_in_engine_order():
+def test_adaptive_cut_keeps_as_many_as_stand_before_the_cliff_and_one_more_in_engine_order():  # the gate's cut
     hits = [passage(f"p{i}", "x", similarity=s) for i, s in enumerate([0.5, 0.9, 0.48, 0.47, 0.46])]
     assert [p.title for p in adaptive_cut(hits, T)] == ["p0", "p1"]
 
@@ -51,6 +51,11 @@ def test_without_a_cliff_the_cut_keeps_top_k():
 def test_adaptive_cut_is_capped_at_top_k_and_drops_what_is_under_the_floor():
     hits = [passage(f"p{i}", "x", similarity=s) for i, s in enumerate([0.9, 0.89, 0.88, 0.87, 0.86, 0.1])]
     assert [p.title for p in adaptive_cut(hits, T.model_copy(update={"top_k": 3}))] == ["p0", "p1", "p2"]
+
+
+def test_the_cut_has_its_own_knob_apart_from_the_answer_now_cliff():
+    hits = [passage(f"p{i}", "x", similarity=s) for i, s in enumerate([0.5, 0.9, 0.48, 0.47, 0.46])]
+    assert len(adaptive_cut(hits, T.model_copy(update={"cut_cliff": 0.9, "cliff_to_answer": 0.0}))) == T.top_k
 
 
 def test_plateau_is_flat_and_mediocre():
@@ -76,12 +81,12 @@ def test_measure_reports_uncovered_sub_queries_and_missing_entities():
     s = measure(ranked, "Q?", ["Scott Derrickson", "Ed Wood"], pool, T)
     assert s.uncovered == ("Ed Wood nationality",) and s.missing_entities == ("Ed Wood",)
     assert s.entity_coverage == 0.5 and s.best == 0.7 and s.min_coverage == 0.3
-    assert not s.covered(T)
+    assert not covered(s, T)
 
 
 def test_a_query_searched_on_the_web_is_no_longer_uncovered():
     s = measure({"Q?": [0.7], "Ed Wood": [0.3]}, "Q?", [], [], T, searched_web={"Ed Wood"})
-    assert s.uncovered == () and s.covered(T)
+    assert s.uncovered == () and covered(s, T)
 
 
 def test_gain_is_the_coverage_the_round_added():
@@ -131,7 +136,7 @@ def test_a_page_is_a_passage_whose_title_names_it():
 def test_measure_reports_the_term_gap_and_the_bridges_with_no_page():
     s = measure({SACHIN: [0.8]}, SACHIN, ["Sachin Warrier"], [WARRIER], T)
     assert s.missing_terms == ("company", "headquartered") and s.term_coverage == pytest.approx(0.6)
-    assert s.unmet_bridges == ("Tata Consultancy Services", "Kochi") and not s.covered(T)
+    assert s.unmet_bridges == ("Tata Consultancy Services", "Kochi") and not covered(s, T)
 
 
 @pytest.mark.parametrize("name, title, own", [
@@ -206,7 +211,7 @@ def test_after_a_web_search_a_bridge_question_s_terms_count_in_the_web_s_pages_t
     team = passage("Lewiston Maineiacs", "The Lewiston Maineiacs played their home games at the Androscoggin Bank Colisée.")
     found = passage("Androscoggin Colisee - Wikipedia", "The arena can seat 4,000 people.", source="web")
     s = measure({q: [0.7]}, q, ["Lewiston Maineiacs"], [team, found], T, searched_web={q})
-    assert s.missing_terms == () and s.covered(T)
+    assert s.missing_terms == () and covered(s, T)
 
 
 @pytest.mark.parametrize("short, question, fits", [
