@@ -172,7 +172,7 @@ def decide_acceptance(score: AnswerScore, abstained: bool, seconds: float | None
     stands = f"score {score.total:.2f}"
     if abstained:
         return Decision("score", "abstained", "an abstention has no answer to repair")
-    if score.total >= t.accept_score:
+    if accepts(score, t):
         return Decision("score", "score_accepted", f"{stands} is at least {t.accept_score:.2f}")
     rule = "criteria_failed" if score.criteria.failed else "contradiction" if score.factuality.contradictions else ""
     if not rule:
@@ -208,6 +208,11 @@ def keep_code_repair(fixed: str, parses: bool) -> bool:
     """A rewritten code block replaces the broken one only when it parses and is not empty (an
     empty block parses, but repairs nothing)."""
     return bool(fixed.strip()) and parses
+
+
+def accepts(score: AnswerScore, t: Thresholds) -> bool:
+    """An answer whose score reaches `accept_score` stands accepted."""
+    return score.total >= t.accept_score
 
 
 def keep_repair(before: AnswerScore, after: AnswerScore) -> bool:

@@ -39,6 +39,7 @@ from program.decomposition import named_entities, rule_based_plan
 from program.evidence import format_evidence
 from program.gate import (
     Decision,
+    accepts,
     adaptive_cut,
     Verdict,
     budget_left,
@@ -183,7 +184,8 @@ class GatedRAG(dspy.Module):
             if scored.action == "repair":
                 self._repair(run, score, step)
             else:
-                run.acceptance = acceptance(score, None, kept=False, t=run.thresholds)
+                run.acceptance = acceptance(score, None, kept=False, accepted=accepts(score, run.thresholds),
+                                            t=run.thresholds)
         run.code_blocks = check_code(run.draft)
         broken = [c.block for c in run.code_blocks if c.status == "invalid"]
         if broken:
@@ -367,7 +369,8 @@ class GatedRAG(dspy.Module):
             run.draft, run.short_answer = draft, short_answer
             run.warn(f"the repair fixed none of {len(before.failed)} problem(s) without lowering the score "
                      f"({before.total:.2f} -> {after.total:.2f}): kept the answer as it was")
-        run.acceptance = acceptance(before, after, kept=kept, t=run.thresholds)
+        final = after if kept else before
+        run.acceptance = acceptance(before, after, kept=kept, accepted=accepts(final, run.thresholds), t=run.thresholds)
 
     def _repair_code(self, run: RunState) -> None:
         """Each block that does not parse, rewritten once by the LM with its error: kept if the

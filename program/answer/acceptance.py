@@ -43,10 +43,11 @@ def score_answer(criteria: CriteriaReport, verdict: float | None, factuality: Fa
                        factuality=factuality, criteria=criteria)
 
 
-def acceptance(before: AnswerScore, after: AnswerScore | None, kept: bool, t: Thresholds) -> Acceptance:
-    """The record of the scoring: `after` is the repair's score, if one ran; `kept`: its answer was kept."""
+def acceptance(before: AnswerScore, after: AnswerScore | None, kept: bool, accepted: bool, t: Thresholds) -> Acceptance:
+    """The record of the scoring: `after` is the repair's score, if one ran; `kept`: its answer was
+    kept; `accepted`: the gate's verdict on the final score (`program.gate.accepts`)."""
     final = after if after is not None and kept else before
     return Acceptance(score_before=before.total, score_after=None if after is None else after.total,
-                      threshold=t.accept_score, accepted=final.total >= t.accept_score, repaired=kept,
+                      threshold=t.accept_score, accepted=accepted, repaired=kept,
                       judge=final.judge, criteria_given=before.criteria.given, failed=list(before.failed),
                       failed_after=list(final.failed), factuality=final.factuality)

@@ -46,9 +46,9 @@ def test_what_failed_lists_the_criteria_then_the_contradictions():
 def test_the_record_keeps_both_scores_and_reports_the_returned_answer():
     before = score_answer(HALF, None, fact(0.9), T)
     after = score_answer(CriteriaReport(given=2, failed=()), None, fact(0.8), T)
-    kept = acceptance(before, after, kept=True, t=T)
+    kept = acceptance(before, after, kept=True, accepted=True, t=T)
     assert (kept.score_before, kept.score_after, kept.repaired, kept.accepted) == (before.total, after.total, True, True)
     assert kept.failed == ['must mention "us-east-1"'] and kept.failed_after == [] and kept.factuality.score == 0.8
-    reverted = acceptance(before, after, kept=False, t=T)
+    reverted = acceptance(before, after, kept=False, accepted=False, t=T)
     assert reverted.failed_after == kept.failed and not reverted.accepted and reverted.score_after == after.total
-    assert acceptance(before, None, kept=False, t=T).score_after is None
+    assert acceptance(before, None, kept=False, accepted=False, t=T).score_after is None
