@@ -18,6 +18,7 @@ from dataclasses import dataclass, replace
 from typing import Literal
 
 from program.answer.acceptance import AnswerScore
+from program.answer.short_answer import says_unknown
 from program.contract.result import Incident, Resources
 from program.retrieval.passage import Passage
 from program.signals import Signals, score_cliff
@@ -196,6 +197,17 @@ def adaptive_cut(passages: list[Passage], t: Thresholds) -> list[Passage]:
     kept = [p for p in passages if p.similarity is None or p.similarity >= t.score_floor]
     gap, before_gap = score_cliff([p.similarity for p in kept if p.similarity is not None])
     return kept[: max(MIN_KEPT, min(before_gap, t.top_k))] if gap >= t.cut_cliff else kept[: t.top_k]
+
+
+def strong_hits(passages: list[Passage], t: Thresholds) -> list[Passage]:
+    """The passages close enough to the question that their document's neighbouring chunks are worth reading."""
+    return [p for p in passages if p.similarity is not None and p.similarity >= t.locality_similarity]
+
+
+def gives_no_answer(abstained: bool, short_answer: str) -> bool:
+    """The loop gives no answer when it abstained, or when its short answer says the evidence lacks
+    one, however the loop ended (a draft cut short by the time limit included)."""
+    return abstained or says_unknown(short_answer)
 
 
 def judged_confidence(sufficient: bool, confidence: float) -> float:

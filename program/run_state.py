@@ -35,7 +35,7 @@ from program.contract.result import (
     Trace,
 )
 from program.evidence import EvidencePool, Shown
-from program.gate import Progress, Verdict
+from program.gate import Progress, Verdict, gives_no_answer, strong_hits
 from program.provenance import web_sourced
 from program.retrieval.passage import Passage
 from program.signals import Signals, answer_support
@@ -147,8 +147,8 @@ class RunState:
 
     @property
     def gives_no_answer(self) -> bool:
-        """The loop abstained, or its short answer says the evidence lacks one."""
-        return self.abstained or says_unknown(self.short_answer)
+        """Whether the loop gives no answer, by the gate's rule (`program.gate.gives_no_answer`)."""
+        return gives_no_answer(self.abstained, self.short_answer)
 
     def verdict_score(self) -> float | None:
         """The LM judge's confidence in the answer (capped when it found the evidence insufficient);
@@ -169,10 +169,10 @@ class RunState:
         return self._signals[max(older)] if older else None
 
     def strong_with_neighbours(self) -> list[Passage]:
-        """Strong hits from a document of several chunks whose neighbours were not read yet."""
-        floor = self.thresholds.locality_similarity
-        return [p for p in self.pool.passages if p.doc_chunks > 1 and p.chunk_id not in self.expanded
-                and p.similarity is not None and p.similarity >= floor]
+        """The gate's strong hits (`program.gate.strong_hits`) from a document of several chunks
+        whose neighbours were not read yet."""
+        unread = [p for p in self.pool.passages if p.doc_chunks > 1 and p.chunk_id not in self.expanded]
+        return strong_hits(unread, self.thresholds)
 
     # --- what the steps record -------------------------------------------------------------
 

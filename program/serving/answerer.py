@@ -30,6 +30,7 @@ from program.base.redaction import redact
 from program.base.settings import MAX_QUESTION_CHARS, Settings
 from program.contract.answer_response import AnswerResponse, respond
 from program.contract.result import Result, Step, Trace
+from program.gate import adaptive_cut
 from program.hints import Hints
 from program.lm.lm_profiles import json_adapter
 from program.loop import NO_ANSWER, GatedRAG
@@ -205,7 +206,7 @@ def retrieval_only(rag: GatedRAG, question: str, hints: Hints, warning: str) -> 
         found = rag.search(question, t.top_k)
     except Exception as error:  # noqa: BLE001 - a failed search still gets a structured answer
         found, warning = [], f"{warning}; the search failed: {type(error).__name__}: {error}"
-    kept = [p for p in found if p.similarity is None or p.similarity >= t.score_floor]
+    kept = adaptive_cut(found, t)  # what the loop would have kept of the same search
     best = max((p.similarity for p in found if p.similarity is not None), default=None)
     step.new_passages, step.top_scores = len(kept), sorted((round(p.similarity or p.score, 3) for p in kept), reverse=True)[:3]
     # the web label, as the loop records it: the fallback's reason says whether a web was there to search
