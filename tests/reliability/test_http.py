@@ -91,9 +91,10 @@ def test_bound_elsewhere_any_host_or_the_configured_ones_are_answered(tmp_path):
     assert statuses == [200, 200, 400, 400]
 
 
-def test_the_serve_command_passes_its_host_to_the_host_check(monkeypatch, caplog):
+def test_the_serve_command_passes_its_host_to_the_host_check(monkeypatch, caplog, tmp_path):
     for name in ("GATEDRAG_ALLOWED_HOSTS", "GATEDRAG_API_TOKEN", "GATEDRAG_SERVE_HOST"):
         monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("GATEDRAG_DATA_DIR", str(tmp_path))  # never the user's own store, which a server may hold
     served = {}
     monkeypatch.setattr("program.serving.service.load_program", lambda settings, path=None: GatedRAG(FakeSearch(DOCS)))
     monkeypatch.setattr("uvicorn.run", lambda app, host, **_: served.update({host: app}))
