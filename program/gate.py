@@ -21,6 +21,7 @@ from program.answer.acceptance import AnswerScore
 from program.answer.short_answer import says_unknown
 from program.contract.result import Incident, Resources
 from program.retrieval.passage import Passage
+from program.sessions.follow_up import FollowUpCues
 from program.signals import Signals, score_cliff
 from program.thresholds import Thresholds
 
@@ -182,6 +183,28 @@ def decide_acceptance(score: AnswerScore, abstained: bool, seconds: float | None
     if seconds is not None and seconds <= 0:
         return Decision("score", "out_of_time", f"{stands}, and the time limit is reached")
     return Decision("repair", rule, f"{stands} is under {t.accept_score:.2f}: {'; '.join(score.failed[:3])}")
+
+
+@dataclass(frozen=True)
+class FollowUp:
+    rewrite: bool
+    rule: str
+    reason: str
+
+
+def follow_up(c: FollowUpCues, t: Thresholds) -> FollowUp:
+    """Whether a question leans on the session's earlier turns (then an LM rewrites it to stand
+    alone first), and the rule that says so: an ellipsis, a pronoun its own names cannot explain,
+    or a short question naming nothing soon after the last turn."""
+    if not c.has_turns:
+        return FollowUp(False, "no_session", "no earlier turn in this session")
+    if c.opener:
+        return FollowUp(True, "ellipsis", f"opens with {c.opener!r}: continues the last turn")
+    if c.pronoun:
+        return FollowUp(True, "pronoun", f"{c.pronoun!r} points to no name of the question: to an earlier turn")
+    if c.words <= t.follow_up_words and c.idle_s <= t.follow_up_seconds and not c.names_something:
+        return FollowUp(True, "short_soon", f"{c.words} words naming nothing, {c.idle_s:.0f} s after the last turn")
+    return FollowUp(False, "standalone", "names what it asks about")
 
 
 def covered(s: Signals, t: Thresholds) -> bool:

@@ -39,12 +39,13 @@ from program.decomposition import named_entities, rule_based_plan
 from program.evidence import format_evidence
 from program.gate import (
     Decision,
+    Verdict,
     accepts,
     adaptive_cut,
-    Verdict,
     budget_left,
     decide,
     decide_acceptance,
+    follow_up,
     judged_confidence,
     keep_code_repair,
     keep_repair,
@@ -57,7 +58,7 @@ from program.retrieval.passage import Passage
 from program.retrieval.web_search import WebSearch, WebSearchError
 from program.run_state import RunState
 from program.sessions.conversation import Conversation, Sessions, Turn
-from program.sessions.follow_up import check_rewrite, follow_up, substitute
+from program.sessions.follow_up import check_rewrite, follow_up_cues, substitute
 from program.sessions.memory_store import SessionStore
 from program.signals import Signals, measure, question_terms
 from program.thresholds import Thresholds
@@ -116,7 +117,7 @@ class GatedRAG(dspy.Module):
         conversation = self.sessions.recall(session_id) if session_id else Conversation()
         run = self._start(question.strip(), hints, time_limit_s, url)
         try:
-            if (follow := follow_up(run.question, conversation, run.thresholds)).rewrite:
+            if (follow := follow_up(follow_up_cues(run.question, conversation), run.thresholds)).rewrite:
                 with run.step("contextualize", follow.reason) as step:
                     step.rule = follow.rule
                     self._contextualize(run, conversation, step)

@@ -1,10 +1,11 @@
-"""Follow-up questions in a session: whether to rewrite one to stand alone, and the rule-based rewrite
+"""Follow-up questions in a session: the cues that one leans on earlier turns, and the rule-based rewrite
 used when the LM's is unusable. Pure functions over the question and the session's recent turns.
 
 A question is a follow-up when the session has a turn and the question opens with an ellipsis
 ("what about ...", "and the ...?"), uses a pronoun that no name of its own can explain ("What
 is its capital?", "In what New York city is she based?"), or is short, names nothing, and comes
-soon after the last turn. Anything else stands alone and costs no LM call. The loop (`program.loop`) asks `follow_up` before planning;
+soon after the last turn. Anything else stands alone and costs no LM call. This module measures
+the cues (`follow_up_cues`); the gate decides (`program.gate.follow_up`), before planning;
 `Contextualize` writes the rewrite, `check_rewrite` vets it and `substitute` is the fallback.
 No LM, no retrieval, no I/O here.
 """
@@ -16,7 +17,6 @@ from dataclasses import dataclass
 
 from program.decomposition import named_entities
 from program.sessions.conversation import Conversation
-from program.thresholds import Thresholds
 
 _ELLIPSIS = re.compile(r"^\W*(?:(?:what|how)\s+(?:about|else)|and|also|or)\b", re.I)
 _PRONOUN = re.compile(r"\b(?:(?:this|that|the\s+same)\s+one|it|its|itself|they|them|their|theirs|he|him|his|"
@@ -30,27 +30,27 @@ _NOT_OWNED = set("in on at to for from by with and or as than about after before
 
 
 @dataclass(frozen=True)
-class FollowUp:
-    rewrite: bool
-    rule: str
-    reason: str
+class FollowUpCues:
+    """What a question shows of leaning on earlier turns; the gate decides (`program.gate.follow_up`)."""
+
+    has_turns: bool
+    opener: str = ""  # the ellipsis it opens with ("what about"), if any
+    pronoun: str = ""  # the first pronoun no name of its own explains, if any
+    words: int = 0
+    names_something: bool = True
+    idle_s: float = 0.0  # since the session's last turn
 
 
-def follow_up(question: str, conversation: Conversation, t: Thresholds) -> FollowUp:
-    """Whether the question leans on the session's earlier turns, and the rule that says so."""
+def follow_up_cues(question: str, conversation: Conversation) -> FollowUpCues:
+    """The cues of `question` against the session's recent turns; no decision."""
     if not conversation.turns:
-        return FollowUp(False, "no_session", "no earlier turn in this session")
-    if opener := _ELLIPSIS.match(question):
-        return FollowUp(True, "ellipsis", f"opens with {opener.group().strip()!r}: continues the last turn")
+        return FollowUpCues(has_turns=False)
     names = named_entities(question)
-    if pronoun := _unexplained_pronoun(question, names):
-        return FollowUp(True, "pronoun", f"{pronoun.group()!r} points to no name of the question: to an earlier turn")
-    words = len(question.split())
-    soon = words <= t.follow_up_words and conversation.idle_s <= t.follow_up_seconds
-    if soon and not _names_something(question, names):
-        return FollowUp(True, "short_soon", f"{words} words naming nothing, {conversation.idle_s:.0f} s after the "
-                        "last turn")
-    return FollowUp(False, "standalone", "names what it asks about")
+    opener = _ELLIPSIS.match(question)
+    pronoun = _unexplained_pronoun(question, names)
+    return FollowUpCues(has_turns=True, opener=opener.group().strip() if opener else "",
+                        pronoun=pronoun.group() if pronoun else "", words=len(question.split()),
+                        names_something=_names_something(question, names), idle_s=conversation.idle_s)
 
 
 def _unexplained_pronoun(question: str, names: list[str]) -> re.Match | None:

@@ -3,11 +3,17 @@ Every case is a hand-built question and conversation: no LM, no store."""
 
 import pytest
 
+from program.gate import follow_up as decide_follow_up
 from program.sessions.conversation import Conversation, Turn
-from program.sessions.follow_up import check_rewrite, follow_up, substitute
+from program.sessions.follow_up import check_rewrite, follow_up_cues, substitute
 from program.thresholds import Thresholds
 
 GLACIER = Conversation((Turn.of("What is S3 Glacier?", "What is S3 Glacier?", "an archive storage class"),), idle_s=20)
+
+
+def follow_up(question, conversation, t):
+    """The cues the session module measures, then the gate's decision, as the loop asks them."""
+    return decide_follow_up(follow_up_cues(question, conversation), t)
 
 
 @pytest.mark.parametrize("question, rule", [

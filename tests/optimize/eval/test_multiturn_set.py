@@ -7,10 +7,16 @@ import pytest
 from optimize.eval.example_schema import DatasetError
 from optimize.eval.multiturn_set import bridge_questions, load_conversations
 from program.base.settings import Settings
+from program.gate import follow_up as decide_follow_up
 from program.retrieval.corpora import SPLITS, read_json
 from program.sessions.conversation import Conversation, Turn
-from program.sessions.follow_up import follow_up
+from program.sessions.follow_up import follow_up_cues
 from program.thresholds import Thresholds
+
+
+def follow_up(question, conversation, t):
+    """The cues the session module measures, then the gate's decision, as the loop asks them."""
+    return decide_follow_up(follow_up_cues(question, conversation), t)
 
 
 @pytest.fixture(scope="module")
