@@ -27,6 +27,11 @@ from program.thresholds import Thresholds
 
 # subtle: the second passage after a cliff is often a two-hop question's bridge, so a cut keeps it
 MIN_KEPT = 2
+# a reported confidence (0-100) never exceeds what the retrieval supports; without a judge round, a prior stands in
+CONFIDENCE_CAP: dict[str, int] = {"high": 100, "medium": 75, "low": 40, "none": 10}
+CONFIDENCE_PRIOR: dict[str, int] = {"high": 60, "medium": 45, "low": 20, "none": 5}
+UNFINISHED_CAP = 50  # the loop stopped before the judge was satisfied
+FALLBACK_CAP = 20  # the answer is replaced by a fallback
 INSUFFICIENT_CAP = 0.5  # the most confidence an answer keeps when the judge found its evidence insufficient
 Action = Literal["draft", "refine", "judge", "answer", "abstain", "expand_locality", "query_docs", "search_web",
                  "expand_breadth", "score", "repair"]
@@ -237,6 +242,20 @@ def judged_confidence(sufficient: bool, confidence: float) -> float:
     """The confidence an answer keeps from the judge: never above an even chance when the judge
     itself found the evidence insufficient."""
     return confidence if sufficient else min(confidence, INSUFFICIENT_CAP)
+
+
+def needs_fallback(ended: str, quality: str, cited: bool) -> bool:
+    """The caller gets a structured fallback instead of the answer when the loop did not end
+    answered, retrieval found nothing close (quality "none"), or the answer cites nothing."""
+    return ended != "answered" or quality == "none" or not cited
+
+
+def capped_confidence(judge: int | None, quality: str, finished: bool, fallback: bool) -> int:
+    """The confidence an agent is told: the judge's (a prior from the retrieval quality when no judge
+    ran), capped by that quality, lower when the loop did not finish, lowest under a fallback."""
+    cap = CONFIDENCE_CAP[quality] if finished else min(CONFIDENCE_CAP[quality], UNFINISHED_CAP)
+    confidence = min(CONFIDENCE_PRIOR[quality] if judge is None else judge, cap)
+    return min(confidence, FALLBACK_CAP) if fallback else confidence
 
 
 def keep_code_repair(fixed: str, parses: bool) -> bool:

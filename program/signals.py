@@ -82,6 +82,18 @@ class Signals:
         return {k: round(float(v), 3) for k, v in numbers.items()}
 
 
+def measured_queries(best_by_query: dict[str, float | None]) -> dict[str, float]:
+    """The queries whose best similarity says something about coverage: those with a similarity, of
+    more than one word (a one-word query is never close to a whole passage)."""
+    return {q: best for q, best in best_by_query.items() if best is not None and len(_WORD.findall(q)) > 1}
+
+
+def below_coverage(best_by_query: dict[str, float | None], floor: float) -> list[str]:
+    """The measured queries whose best passage is less similar than `floor` (`coverage_similarity`):
+    the one definition the signals and the agent metadata both use."""
+    return [q for q, best in measured_queries(best_by_query).items() if best < floor]
+
+
 def score_cliff(scores: list[float]) -> tuple[float, int]:
     """(the largest gap between neighbours in the ranked scores, relative to the best score;
     how many scores stand before it). A flat list has a gap near 0."""
@@ -254,8 +266,8 @@ def measure(ranked: dict[str, list[float]], question: str, entities: list[str], 
     hop_open = bridges and unmet == bridges and not searched_web
     unused = unused_terms(wanted, _term_scope(entities, pool, text) if hop_open else text)
     compared = compared_names(question)
-    uncovered = tuple(q for q, best in best_by_query.items() if best < t.coverage_similarity
-                      and q != question and q not in searched_web and len(_WORD.findall(q)) > 1)
+    uncovered = tuple(q for q in below_coverage(best_by_query, t.coverage_similarity)
+                      if q != question and q not in searched_web)
     tokens = sum(approx_tokens(p.text) for p in pool)
     signals = Signals(
         best=max(own, default=-1.0), cliff=score_cliff(own[: t.candidates_k])[0], plateau=is_plateau(own, t),

@@ -16,15 +16,12 @@ from pydantic import BaseModel, Field
 
 from program.contract.result import Result
 from program.evidence import terms
+from program.gate import capped_confidence, needs_fallback
 from program.provenance import web_sourced
+from program.signals import below_coverage, measured_queries
 
 Quality = Literal["high", "medium", "low", "none"]
 
-# a confidence never exceeds what the retrieval supports; without a judge round, a prior stands in
-_CAP: dict[str, int] = {"high": 100, "medium": 75, "low": 40, "none": 10}
-_PRIOR: dict[str, int] = {"high": 60, "medium": 45, "low": 20, "none": 5}
-UNFINISHED_CAP = 50  # the loop stopped before the judge was satisfied
-FALLBACK_CAP = 20
 
 
 class Suggestion(BaseModel):
@@ -81,16 +78,15 @@ def retrieval_quality(result: Result) -> Quality:
 def covered_share(result: Result) -> float:
     """The share of doc queries whose best indexed passage reaches `coverage_similarity`."""
     floor = result.trace.coverage_similarity
-    # subtle: a one-word query is never close to a whole passage, so it says nothing about
-    # coverage (the loop's coverage gate skips it too)
-    measured = [s for q, s in result.trace.query_similarity.items() if s is not None and len(terms(q)) > 1]
+    measured = measured_queries(result.trace.query_similarity)
     if floor is None or not measured:
         return 0.5 if result.citations else 0.0  # nothing measured: never more than medium
-    return sum(s >= floor for s in measured) / len(measured)
+    return 1 - len(below_coverage(measured, floor)) / len(measured)
 
 
 def insufficient(result: Result, quality: Quality) -> bool:
-    return result.trace.ended != "answered" or quality == "none" or not result.citations
+    """Whether the caller gets a fallback instead of the answer, by the gate's rule (`program.gate.needs_fallback`)."""
+    return needs_fallback(result.trace.ended, quality, bool(result.citations))
 
 
 def agent_confidence(result: Result, quality: Quality | None = None) -> int:
@@ -107,9 +103,8 @@ def heuristic_confidence(result: Result, quality: Quality | None = None) -> int:
     quality = quality or retrieval_quality(result)
     own = result.trace.uncalibrated_confidence  # subtle: a calibrated result keeps the judge's value here
     judge = result.confidence if own is None else own
-    cap = _CAP[quality] if result.trace.ended == "answered" else min(_CAP[quality], UNFINISHED_CAP)
-    confidence = min(judge if result.trace.resources.judge_calls > 0 else _PRIOR[quality], cap)
-    return min(confidence, FALLBACK_CAP) if insufficient(result, quality) else confidence
+    return capped_confidence(judge if result.trace.resources.judge_calls > 0 else None, quality,
+                             result.trace.ended == "answered", insufficient(result, quality))
 
 
 def related_queries(result: Result, limit: int = 5) -> list[str]:
@@ -199,9 +194,7 @@ def _out_of_time(result: Result) -> bool:
 
 def _uncovered(result: Result) -> list[str]:
     floor = result.trace.coverage_similarity
-    if floor is None:
-        return []
-    return [q for q, s in result.trace.query_similarity.items() if s is not None and s < floor and len(terms(q)) > 1]
+    return [] if floor is None else below_coverage(result.trace.query_similarity, floor)
 
 
 def _question_terms(question: str, limit: int = 4) -> list[str]:
