@@ -12,40 +12,32 @@ from pathlib import Path
 
 from program.assembly.loading import read_state
 from program.loop import GatedRAG
-from signatures import (
-    Contextualize,
-    Decompose,
-    JudgeSufficiency,
-    RefineAnswer,
-    RepairAnswer,
-    RepairCode,
-    RewriteQuery,
-    SynthesizeAnswer,
-)
 
-SIGNATURES = {"decompose": Decompose, "judge": JudgeSufficiency, "rewrite": RewriteQuery,
-              "synthesize": SynthesizeAnswer, "refine": RefineAnswer, "repair_code": RepairCode,
-              "repair_answer": RepairAnswer, "contextualize": Contextualize}
+
+def _signatures() -> dict:
+    """Each predictor's signature, as the program itself pairs them (a saved program may lack a later one)."""
+    program = GatedRAG(lambda query, k: [])
+    return {name: getattr(program, name).signature for name in GatedRAG.PREDICTORS}
 
 
 def export_prompts(program_path: Path, out_dir: Path) -> list[Path]:
     state = read_state(program_path)
     out_dir.mkdir(parents=True, exist_ok=True)
-    written = []
+    written, signatures = [], _signatures()
     for name in GatedRAG.PREDICTORS:
         path = out_dir / f"{name}.md"
         # a program saved before a later predictor lacks it: its default prompt is shown
-        path.write_text(_predictor_text(name, state.get(name, {})), encoding="utf-8")
+        path.write_text(_predictor_text(name, signatures[name], state.get(name, {})), encoding="utf-8")
         written.append(path)
     thresholds = out_dir / "thresholds.json"
     thresholds.write_text(json.dumps(state.get("thresholds", {}), indent=2), encoding="utf-8")
     return [*written, thresholds]
 
 
-def _predictor_text(name: str, saved: dict) -> str:
+def _predictor_text(name: str, default: type, saved: dict) -> str:
     signature = saved.get("signature", {})
-    lines = [f"# {name} ({SIGNATURES[name].__name__})", "", "## Instructions", "",
-             signature.get("instructions") or SIGNATURES[name].__doc__ or "", "", "## Fields", ""]
+    lines = [f"# {name} ({default.__name__})", "", "## Instructions", "",
+             signature.get("instructions") or default.__doc__ or "", "", "## Fields", ""]
     lines += [f"- **{f.get('prefix', '').rstrip(':') or '?'}**: {f.get('description', '')}" for f in signature.get("fields", [])]
     demos = saved.get("demos", [])
     lines += ["", f"## Demos ({len(demos)})", ""]
