@@ -22,7 +22,7 @@ from program.answer.short_answer import says_unknown
 from program.contract.result import Incident, Resources
 from program.retrieval.passage import Passage
 from program.sessions.follow_up import FollowUpCues
-from program.signals import Signals, score_cliff
+from program.signals import Signals, measured_queries, score_cliff
 from program.thresholds import Thresholds
 
 # subtle: the second passage after a cliff is often a two-hop question's bridge, so a cut keeps it
@@ -104,9 +104,9 @@ def decide(s: Signals, p: Progress, b: Budget, t: Thresholds) -> Decision:
     if (breadth := _breadth(s, p, b, t)) is not None:
         return breadth
     if s.best < t.off_topic_similarity and not p.searched_web:
-        return _off_topic(s, p, b)
+        return _off_topic(s, p, b, t)
     if (verdict is None and covered(s, t) and not s.compared_pageless and not _hop_pending(s, p)
-            and s.cliff >= t.cliff_to_answer and not s.plateau):
+            and s.cliff >= t.cliff_to_answer and not plateau(s, t)):
         return _finish("covered_with_cliff", f"every sub-query, entity and question term covered, score cliff {s.cliff:.2f}", p, t)
     if b.iterations > 0 and (expand := _expand(s, p, b, t)) is not None:
         return expand
@@ -137,7 +137,7 @@ def _breadth(s: Signals, p: Progress, b: Budget, t: Thresholds) -> Decision | No
     if s.best < t.off_topic_similarity:
         rule, why = "off_topic_to_links", f"the best passage is only {s.best:.2f} similar"
     elif not covered(s, t):
-        rule, why = "gap_to_links", f"the evidence misses {_names(s.missing_entities or s.missing_terms or s.uncovered)}"
+        rule, why = "gap_to_links", f"the evidence misses {_names(s.missing_entities or s.missing_terms or uncovered(s, t))}"
     elif s.cliff >= t.cliff_to_answer and s.redundancy < t.breadth_redundancy:
         rule, why = "lone_source", f"one clear source (cliff {s.cliff:.2f}) that nothing corroborates"
     elif s.best >= t.coverage_similarity and s.saturation < t.breadth_fill:
@@ -157,10 +157,10 @@ def _unsupported_reason(p: Progress) -> str:
     return f"no passage the answer cites uses its short answer (support {p.answer_support:.2f})"
 
 
-def _off_topic(s: Signals, p: Progress, b: Budget) -> Decision:
+def _off_topic(s: Signals, p: Progress, b: Budget, t: Thresholds) -> Decision:
     """Retrieval found nothing on topic: the web if there is one, else the one refusal with no LM call."""
     found = f"the best passage is only {s.best:.2f} similar" if s.best >= 0 else "no passage was found"
-    web = web_queries(s, p, own=(p.question,))
+    web = web_queries(s, p, t, own=(p.question,))
     if b.web_searches > 0 and b.iterations > 0 and web:
         return Decision("search_web", "off_topic_to_web", f"{found}: nothing in the collection is on topic", queries=web)
     return Decision("abstain", "nothing_on_topic", f"{found}: nothing in the collection is on topic",
@@ -215,7 +215,28 @@ def follow_up(c: FollowUpCues, t: Thresholds) -> FollowUp:
 def covered(s: Signals, t: Thresholds) -> bool:
     """Every name mentioned, every question term used, and no uncovered sub-query without a page
     at hand: a fragment about a name whose page is in the pool is that page's to answer."""
-    return not s.pageless_gaps and s.entity_coverage >= t.entity_coverage and s.term_coverage >= t.term_coverage
+    return not pageless_gaps(s, t) and s.entity_coverage >= t.entity_coverage and s.term_coverage >= t.term_coverage
+
+
+def plateau(s: Signals, t: Thresholds) -> bool:
+    """A flat top-k with a mediocre best score: no passage stands out, so no cliff is trusted."""
+    return s.spread <= t.plateau_spread and s.best < t.plateau_best
+
+
+def below_coverage(best_by_query: dict[str, float | None], floor: float) -> list[str]:
+    """The measured queries whose best passage is less similar than `floor` (`coverage_similarity`):
+    the one definition the gate and the agent metadata both use."""
+    return [q for q, best in measured_queries(best_by_query).items() if best < floor]
+
+
+def uncovered(s: Signals, t: Thresholds) -> tuple[str, ...]:
+    """The sub-queries no indexed passage comes close to."""
+    return tuple(below_coverage(dict(s.sub_queries), t.coverage_similarity))
+
+
+def pageless_gaps(s: Signals, t: Thresholds) -> tuple[str, ...]:
+    """The uncovered sub-queries the collection has no page for: the ones worth the web."""
+    return tuple(q for q in uncovered(s, t) if q in s.unsourced)
 
 
 def adaptive_cut(passages: list[Passage], t: Thresholds) -> list[Passage]:
@@ -278,23 +299,23 @@ def keep_repair(before: AnswerScore, after: AnswerScore) -> bool:
 
 def _expand(s: Signals, p: Progress, b: Budget, t: Thresholds) -> Decision | None:
     """An expansion for a clear gap, or for the gap the judge named; None when there is none worth a round."""
-    gap = s.uncovered or s.missing_entities
+    gap = uncovered(s, t) or s.missing_entities
     term_gap = s.term_coverage < t.term_coverage or _hop_pending(s, p)
-    if not gap and term_gap and (hop := _second_hop(s, p, b)) is not None:
+    if not gap and term_gap and (hop := _second_hop(s, p, b, t)) is not None:
         return hop  # before diminishing returns: a doc hop that found nothing is what sends it to the web
     if (unsourced := s.compared_pageless) and b.web_searches > 0 and not p.searched_web:
         return Decision("search_web", "no_page_to_web", f"no passage is the page of {_names(unsourced)}",
                         # the best gap query says what is asked of the side; its bare name finds its page
-                        queries=web_queries(s, p, own=(*web_queries(s, p, limit=1), *unsourced)))
+                        queries=web_queries(s, p, t, own=(*web_queries(s, p, t, limit=1), *unsourced)))
     if p.expansions and (p.last_found_nothing or s.gain < t.min_gain):
         return _judged_gap_to_web(s, p, b, t)  # diminishing returns: only the web is left to try
     if gap and s.strong_neighbours:
         return Decision("expand_locality", "strong_hit_neighbours", f"{s.strong_neighbours} strong hit(s) have "
                         "unread neighbouring chunks; reading them before any rewrite")
-    web = web_queries(s, p)
+    web = web_queries(s, p, t)
     # subtle: a name the pool mentions but has no page on is often a side character of a page at
     # hand (a coach, a voting body); only with a weak best hit is its page likely missing
-    unpaged = s.pageless_gaps if s.best < t.web_gap_similarity else ()
+    unpaged = pageless_gaps(s, t) if s.best < t.web_gap_similarity else ()
     if (s.missing_entities or unpaged) and b.web_searches > 0 and web:
         return Decision("search_web", "gap_to_web", f"the collection has no page to cover "
                         f"{_names(s.missing_entities or unpaged)}", queries=web)
@@ -311,7 +332,7 @@ def _expand(s: Signals, p: Progress, b: Budget, t: Thresholds) -> Decision | Non
 
 def _judged_gap_to_web(s: Signals, p: Progress, b: Budget, t: Thresholds) -> Decision | None:
     """The judge's gaps, still open over the current evidence after the collection had its try: the web."""
-    web = web_queries(s, p)
+    web = web_queries(s, p, t)
     if not _judged_gap_open(s, p, t) or b.web_searches <= 0 or not web:
         return None
     return Decision("search_web", "judge_gap_web", f"the judge's gaps ({_names(p.verdict.gaps)}) are still open "
@@ -324,7 +345,7 @@ def _judged_gap_open(s: Signals, p: Progress, t: Thresholds) -> bool:
     return p.verdict is not None and not p.verdict.sufficient and s.saturation < t.saturation
 
 
-def _second_hop(s: Signals, p: Progress, b: Budget) -> Decision | None:
+def _second_hop(s: Signals, p: Progress, b: Budget, t: Thresholds) -> Decision | None:
     """A bridge question whose second page is missing: the evidence never uses some of the
     question's terms, and no passage is about the name it goes through. First the collection,
     for a page on that name (milliseconds, no LM); if it has a page on none of them, the web, once."""
@@ -336,7 +357,7 @@ def _second_hop(s: Signals, p: Progress, b: Budget) -> Decision | None:
         return Decision("query_docs", "term_gap_to_docs", f"the evidence never uses {missing}: a second hop "
                         f"through {_names(hop)}", queries=hop)
     met_any = len(s.unmet_bridges) < len(s.bridges)
-    web = web_queries(s, p, own=(p.question, " ".join((s.unmet_bridges[0], *s.missing_terms))))
+    web = web_queries(s, p, t, own=(p.question, " ".join((s.unmet_bridges[0], *s.missing_terms))))
     if p.doc_rounds and not met_any and not p.searched_web and b.web_searches > 0 and web:
         return Decision("search_web", "term_gap_to_web", f"the collection has no page on {_names(s.unmet_bridges)} "
                         f"and never uses {missing}", queries=web)
@@ -376,13 +397,13 @@ def _finish(rule: str, reason: str, p: Progress, t: Thresholds, ended: Ending = 
     return Decision("refine" if p.has_draft else "draft", rule, reason, ended=ended)
 
 
-def web_queries(s: Signals, p: Progress, own: tuple[str, ...] = (), limit: int = 2) -> tuple[str, ...]:
+def web_queries(s: Signals, p: Progress, t: Thresholds, own: tuple[str, ...] = (), limit: int = 2) -> tuple[str, ...]:
     """What to search the web for, in one place: the rule's `own` queries (a comparison side's
     name, a bridge hop), then the judge's gaps, then the uncovered sub-queries the collection has
     no page for, then the missing entities; never a query already searched, nor a gap whose
     words came from the web alone (a web page never picks the next web search on its own)."""
     judged = [g for g in p.verdict.gaps if g not in p.web_sourced_gaps] if p.verdict else ()
-    wanted = [*own, *judged, *s.pageless_gaps, *s.missing_entities]
+    wanted = [*own, *judged, *pageless_gaps(s, t), *s.missing_entities]
     return tuple(dict.fromkeys(q for q in wanted if q and q not in p.searched_web))[:limit]
 
 

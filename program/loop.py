@@ -214,7 +214,7 @@ class GatedRAG(dspy.Module):
         standalone = (out.get("standalone_question") or "").strip()
         if problem := check_rewrite(run.question, standalone, conversation):
             standalone = substitute(run.question, conversation.main_entity())
-            step.warnings.append(f"the LM's rewrite was unusable ({problem}): substituted the last turn's topic")
+            run.warn(f"the LM's rewrite was unusable ({problem}): substituted the last turn's topic", "rewrite_unusable")
         step.queries = [standalone]
         if standalone != run.question:
             run.stand_alone(standalone)

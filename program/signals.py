@@ -1,8 +1,9 @@
 """Retrieval signals: what the scores, vectors and pool already say, computed every round with no LM.
 
 - score cliff: the largest relative gap in a ranked list, a stop signal and the adaptive cut;
-- plateau: a flat top-k with a mediocre best score (no passage stands out);
-- coverage: each sub-query's best dense similarity, which named entities the evidence mentions,
+- spread: how far the question's k-th best similarity falls under its best (a flat top-k is small);
+- coverage: each sub-query's best dense similarity, which sub-queries name nothing the collection
+  has a page on, which named entities the evidence mentions,
   and which of the question's own terms it never uses (a bridge question's second hop: "where is
   the company X worked for *headquartered*?" when only X's page was found);
 - redundancy: the share of pool passages that are near-duplicates of another;
@@ -52,14 +53,14 @@ _STEM = SnowballStemmer("english").stem_word
 class Signals:
     best: float  # the question's best dense similarity
     cliff: float  # the largest relative gap in the question's ranked list, 0 when flat
-    plateau: bool
+    spread: float  # the question's best similarity minus its k-th best; 1.0 with fewer than two
     min_coverage: float  # the lowest best similarity over the sub-queries
     entity_coverage: float  # share of the named entities the evidence mentions
     redundancy: float
     saturation: float
     gain: float  # coverage added by the last round; 1.0 after the first retrieval
     term_coverage: float = 1.0  # share of the question's own terms the evidence uses
-    uncovered: tuple[str, ...] = ()  # sub-queries under coverage_similarity
+    sub_queries: tuple[tuple[str, float], ...] = ()  # each measured sub-query and its best similarity
     missing_entities: tuple[str, ...] = ()
     missing_terms: tuple[str, ...] = ()  # the question's terms no passage uses
     bridges: tuple[str, ...] = ()  # names a bridge question goes through (see `bridge_entities`)
@@ -69,7 +70,7 @@ class Signals:
     named: int = 0  # how many names the question has
     compared_pageless: tuple[str, ...] = ()  # of the two names a comparison compares, those with no page
     compared: int = 0  # how many names a comparison compares; 0 for any other question
-    pageless_gaps: tuple[str, ...] = ()  # uncovered sub-queries naming a name with no page, or no name at all
+    unsourced: tuple[str, ...] = ()  # measured sub-queries naming a name with no page, or no name at all
 
     @property
     def coverage(self) -> float:
@@ -88,12 +89,6 @@ def measured_queries(best_by_query: dict[str, float | None]) -> dict[str, float]
     return {q: best for q, best in best_by_query.items() if best is not None and len(_WORD.findall(q)) > 1}
 
 
-def below_coverage(best_by_query: dict[str, float | None], floor: float) -> list[str]:
-    """The measured queries whose best passage is less similar than `floor` (`coverage_similarity`):
-    the one definition the signals and the agent metadata both use."""
-    return [q for q, best in measured_queries(best_by_query).items() if best < floor]
-
-
 def score_cliff(scores: list[float]) -> tuple[float, int]:
     """(the largest gap between neighbours in the ranked scores, relative to the best score;
     how many scores stand before it). A flat list has a gap near 0."""
@@ -105,9 +100,10 @@ def score_cliff(scores: list[float]) -> tuple[float, int]:
     return float(gaps[at]), at + 1
 
 
-def is_plateau(scores: list[float], t: Thresholds) -> bool:
-    top = sorted(scores, reverse=True)[: t.top_k]
-    return len(top) > 1 and top[0] - top[-1] <= t.plateau_spread and top[0] < t.plateau_best
+def top_spread(scores: list[float], k: int) -> float:
+    """The best score minus the k-th best: near 0 when no passage stands out; 1.0 with fewer than two."""
+    top = sorted(scores, reverse=True)[:k]
+    return top[0] - top[-1] if len(top) > 1 else 1.0
 
 
 def mentions(entity: str, text: str) -> bool:
@@ -252,8 +248,8 @@ def measure(ranked: dict[str, list[float]], question: str, entities: list[str], 
             before: Signals | None = None) -> Signals:
     """Signals from each query's ranked similarities (`ranked`, the question's among them),
     the named entities and the evidence pool; `before` is the last round's, for the gain.
-    A query already searched on the web no longer counts as uncovered: the web has had its say.
-    subtle: nor does a one-word query ("Government"): it is never close to a whole passage, so
+    A query already searched on the web is not measured: the web has had its say.
+    subtle: nor is a one-word query ("Government"): it is never close to a whole passage, so
     its low similarity says nothing about coverage."""
     own = ranked.get(question, [])
     best_by_query = {q: max(s, default=-1.0) for q, s in ranked.items()}
@@ -266,18 +262,18 @@ def measure(ranked: dict[str, list[float]], question: str, entities: list[str], 
     hop_open = bridges and unmet == bridges and not searched_web
     unused = unused_terms(wanted, _term_scope(entities, pool, text) if hop_open else text)
     compared = compared_names(question)
-    uncovered = tuple(q for q in below_coverage(best_by_query, t.coverage_similarity)
-                      if q != question and q not in searched_web)
+    sub_queries = tuple((q, best) for q, best in measured_queries(best_by_query).items()
+                        if q != question and q not in searched_web)
     tokens = sum(approx_tokens(p.text) for p in pool)
     signals = Signals(
-        best=max(own, default=-1.0), cliff=score_cliff(own[: t.candidates_k])[0], plateau=is_plateau(own, t),
+        best=max(own, default=-1.0), cliff=score_cliff(own[: t.candidates_k])[0], spread=top_spread(own, t.top_k),
         min_coverage=min(best_by_query.values(), default=-1.0),
         entity_coverage=1.0 - len(missing) / len(entities) if entities else 1.0,
         term_coverage=1.0 - len(unused) / len(wanted) if wanted else 1.0, missing_terms=unused,
         bridges=bridges, unmet_bridges=unmet,
         redundancy=redundancy([p.vector for p in pool if p.vector], t.redundancy_cosine),
         saturation=tokens / t.evidence_tokens, gain=1.0,
-        uncovered=uncovered, pageless_gaps=tuple(q for q in uncovered if _unsourced(q, pool, question)),
+        sub_queries=sub_queries, unsourced=tuple(q for q, _ in sub_queries if _unsourced(q, pool, question)),
         missing_entities=missing, strong_neighbours=strong_neighbours, named=len(entities),
         pageless=tuple(e for e in entities if not _has_own_page(e, pool, question)),
         compared=len(compared), compared_pageless=tuple(e for e in compared if not _has_own_page(e, pool, question)))

@@ -92,7 +92,7 @@ def ask(rag, example, mode: str, time_limit_s: float) -> dict:
     rewrites = [s for s in result.trace.steps if s.action == "contextualize"]
     return {"qid": example.qid, "mode": mode, "turn1": example.turn1, "question": example.question,
             "standalone_question": result.standalone_question, "rule": rewrites[0].rule if rewrites else "",
-            "fallback": any(s.warnings for s in rewrites), "short_answer": result.short_answer,
+            "fallback": "rewrite_unusable" in result.trace.incidents, "short_answer": result.short_answer,
             "answers": example.answers, "held_out": bool(example.holdout_title),
             "f1": token_f1(example, pred), "evidence_recall": evidence_recall(example, pred),
             "seconds": round(seconds, 2), "lm_calls": result.trace.resources.lm.calls,

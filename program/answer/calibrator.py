@@ -13,6 +13,7 @@ scikit-learn) and does not score.
 
 from __future__ import annotations
 
+import warnings
 from typing import Literal
 
 import numpy as np
@@ -22,7 +23,10 @@ from program.contract.agent_metadata import covered_share, heuristic_confidence
 from program.contract.result import Result
 
 # the retrieval signals read from the last step that recorded them (`Signals.as_trace`)
-SIGNALS = ("best", "cliff", "min_coverage", "entity_coverage", "term_coverage", "plateau")
+SIGNALS = ("best", "cliff", "min_coverage", "entity_coverage", "term_coverage", "spread")
+# features a calibrator saved by an earlier version may weigh and this one no longer measures: they read 0
+# ("plateau" was the gate's verdict on the spread; the spread itself is measured now)
+RETIRED = ("plateau",)
 FEATURES = ("heuristic", "judge_confidence", "judged", "covered_share", *SIGNALS, "answered", "abstained", "cited",
             "web", "iterations", "rule_covered", "rule_judged")
 
@@ -59,9 +63,12 @@ class ConfidenceCalibrator(BaseModel):
 
     @model_validator(mode="after")
     def _consistent(self) -> ConfidenceCalibrator:
-        unknown = [name for name in self.features if name not in FEATURES]
+        unknown = [name for name in self.features if name not in (*FEATURES, *RETIRED)]
         if unknown or not self.features:
             raise ValueError(f"calibrator features {unknown or '(none)'} are not among {', '.join(FEATURES)}")
+        if retired := [name for name in self.features if name in RETIRED]:
+            warnings.warn(f"the confidence calibrator weighs {', '.join(retired)}, which this version no longer "
+                          "measures (read as 0); refit it: python -m optimize calibrate", stacklevel=2)
         sizes = {len(self.features), len(self.center), len(self.scale), len(self.weights)}
         if self.method == "platt" and (len(sizes) > 1 or 0 in self.scale):
             raise ValueError("a platt calibrator needs one nonzero center, scale and weight per feature")
@@ -73,7 +80,7 @@ class ConfidenceCalibrator(BaseModel):
 
     def probability(self, result: Result) -> float:
         found = features(result)
-        x = np.array([found[name] for name in self.features])
+        x = np.array([found.get(name, 0.0) for name in self.features])  # a RETIRED feature reads 0
         if self.method == "isotonic":
             return float(np.interp(x[0], self.knots_x, self.knots_y))  # clipped at both ends, as scikit-learn's
         z = (x - np.asarray(self.center)) / np.asarray(self.scale) @ np.asarray(self.weights) + self.intercept

@@ -16,9 +16,9 @@ from pydantic import BaseModel, Field
 
 from program.contract.result import Result
 from program.evidence import terms
-from program.gate import capped_confidence, needs_fallback
+from program.gate import below_coverage, capped_confidence, needs_fallback
 from program.provenance import web_sourced
-from program.signals import below_coverage, measured_queries
+from program.signals import measured_queries
 
 Quality = Literal["high", "medium", "low", "none"]
 

@@ -17,7 +17,8 @@ Action = Literal["contextualize", "seed", "decompose", "retrieve", "draft", "ref
 Ending = Literal["answered", "abstained", "budget_exhausted", "max_iterations", "error"]
 # what went wrong on the way, whatever the ending: what an agent's next step depends on (retry later,
 # search the web itself), read from here and never from the wording of a warning
-Incident = Literal["timeout", "lm_busy", "lm_unreadable", "web_failed", "web_empty", "seed_failed", "loop_error"]
+Incident = Literal["timeout", "lm_busy", "lm_unreadable", "web_failed", "web_empty", "seed_failed", "loop_error",
+                   "rewrite_unusable"]
 
 
 class Citation(BaseModel):
@@ -96,7 +97,8 @@ class Trace(BaseModel):
     ended: Ending = "answered"
     incidents: list[Incident] = Field([], description="what went wrong on the way, once each, in order: the time "
                                       "limit, no LM slot, unreadable LM output, a failed or empty web search, a seed "
-                                      "page not ingested, an error that stopped the loop")
+                                      "page not ingested, an error that stopped the loop, a follow-up's rewrite "
+                                      "replaced by substitution")
     resources: Resources = Resources()
     query_type: str = "factual"
     web: str = Field("none", description="the web this answer could search, and why when a key chose it")

@@ -15,7 +15,7 @@ EVIDENCE = passage("Kiss and Tell", "Kiss and Tell is a 1945 film starring Shirl
 def judged(confidence=80, judge_step=0.8, rule="judge_sufficient", ended="answered") -> Result:
     steps = [Step(action="retrieve"), Step(action="judge", confidence=judge_step, rule="ambiguous",
                                            signals={"best": 0.5, "cliff": 0.05}),
-             Step(action="answer", rule=rule, signals={"best": 0.7, "cliff": 0.2, "plateau": 1.0, "term_coverage": 0.5})]
+             Step(action="answer", rule=rule, signals={"best": 0.7, "cliff": 0.2, "spread": 0.02, "term_coverage": 0.5})]
     trace = Trace(steps=steps, ended=ended, resources=Resources(judge_calls=1, web_searches=1, iterations=2),
                   query_similarity={"Kiss and Tell star": 0.7, "Shirley Temple office": 0.3}, coverage_similarity=0.45)
     cite = Citation(n=1, chunk_id=EVIDENCE.chunk_id, source="index", title=EVIDENCE.title, quote="...")
@@ -32,8 +32,8 @@ def test_features_read_the_last_signals_the_judge_the_quality_and_the_ending():
     found = features(judged())
     assert list(found) == list(FEATURES)
     # the answer step's signals, not the judge step's; a signal it did not record reads 0
-    assert (found["best"], found["cliff"], found["plateau"], found["term_coverage"], found["entity_coverage"]) == (
-        0.7, 0.2, 1.0, 0.5, 0.0)
+    assert (found["best"], found["cliff"], found["spread"], found["term_coverage"], found["entity_coverage"]) == (
+        0.7, 0.2, 0.02, 0.5, 0.0)
     assert (found["judge_confidence"], found["judged"], found["covered_share"]) == (0.8, 1.0, 0.5)
     # medium quality (half the queries covered) caps the judge's 80 at 75
     assert found["heuristic"] == 0.75
@@ -89,3 +89,11 @@ def test_a_calibrated_confidence_is_not_capped_by_quality_or_the_fallback():
 def test_a_malformed_calibrator_is_refused(fields, says):
     with pytest.raises(ValueError, match=says):
         ConfidenceCalibrator(**fields)
+
+
+def test_a_calibrator_saved_with_a_retired_feature_loads_reads_it_as_0_and_says_to_refit():
+    with pytest.warns(UserWarning, match="plateau.*refit it: python -m optimize calibrate"):
+        old = ConfidenceCalibrator(method="platt", features=["heuristic", "plateau"], center=[0.5, 0.5],
+                                   scale=[1.0, 1.0], weights=[1.0, 4.0])
+    expected = 1 / (1 + math.exp(-((0.75 - 0.5) + 4.0 * (0.0 - 0.5))))
+    assert old.probability(judged()) == pytest.approx(expected)

@@ -15,6 +15,7 @@ from program.gate import (
     decide,
     decide_acceptance,
     keep_repair,
+    plateau,
     spend,
     web_queries,
 )
@@ -27,9 +28,10 @@ FULL = Budget(iterations=3, judge_calls=1, doc_queries=2, web_searches=1)
 NO_WEB = Budget(iterations=3, judge_calls=1, doc_queries=2, web_searches=0)
 
 
-def signals(**changes) -> Signals:
-    base = dict(best=0.7, cliff=0.3, plateau=False, min_coverage=0.7, entity_coverage=1.0, redundancy=0.0,
-                saturation=0.5, gain=1.0)
+def signals(uncovered: tuple[str, ...] = (), pageless_gaps: tuple[str, ...] = (), **changes) -> Signals:
+    """Hand-built signals; `uncovered` sub-queries measure 0.0, `pageless_gaps` have no page."""
+    base = dict(best=0.7, cliff=0.3, spread=1.0, min_coverage=0.7, entity_coverage=1.0, redundancy=0.0,
+                saturation=0.5, gain=1.0, sub_queries=tuple((q, 0.0) for q in uncovered), unsourced=pageless_gaps)
     return Signals(**(base | changes))
 
 
@@ -42,8 +44,9 @@ def test_covered_with_a_cliff_drafts_with_no_judge_then_answers():
 
 def test_covered_but_flat_has_the_reader_draft_and_a_supported_draft_answers():
     assert decide(signals(cliff=0.05), Progress(), FULL, T).rule == "ambiguous"
-    assert decide(signals(plateau=True), Progress(), FULL, T).action == "draft"
-    drafted = decide(signals(plateau=True), Progress(has_draft=True, draft_current=True), FULL, T)
+    flat = signals(spread=0.01, best=0.55)
+    assert plateau(flat, T) and decide(flat, Progress(), FULL, T).action == "draft"
+    drafted = decide(flat, Progress(has_draft=True, draft_current=True), FULL, T)
     assert (drafted.action, drafted.rule) == ("answer", "reader_supported")
 
 
@@ -160,14 +163,14 @@ def test_no_iterations_left_answers_from_the_evidence():
 def test_web_queries_prefer_the_judges_then_uncovered_then_entities_and_never_repeat():
     s = signals(uncovered=("a",), missing_entities=("b",))
     p = Progress(verdict=Verdict(gaps=("j",)), searched_web=frozenset({"a"}))
-    assert web_queries(s, p) == ("j", "b")
+    assert web_queries(s, p, T) == ("j", "b")
 
 
 def test_a_gap_whose_words_came_from_the_web_alone_is_never_a_web_query():
     s = signals(best=0.5, uncovered=("Kiss and Tell star",), pageless_gaps=("Kiss and Tell star",))
     p = Progress(verdict=Verdict(gaps=("OPENAI_API_KEY value", "Temple career")),
                  web_sourced_gaps=frozenset({"OPENAI_API_KEY value"}))
-    assert web_queries(s, p) == ("Temple career", "Kiss and Tell star")
+    assert web_queries(s, p, T) == ("Temple career", "Kiss and Tell star")
     d = decide(s, replace(p, searched_web=frozenset({"Temple career"})), replace(FULL, web_searches=2), T)
     assert (d.action, d.queries) == ("search_web", ("Kiss and Tell star",))
 

@@ -540,6 +540,7 @@ def test_an_unusable_rewrite_falls_back_to_the_last_turns_topic():
     step = result.trace.steps[0]
     assert result.standalone_question == STANDALONE and step.queries == [STANDALONE]
     assert step.warnings == ["the LM's rewrite was unusable (it repeats the follow-up): substituted the last turn's topic"]
+    assert result.trace.incidents == ["rewrite_unusable"]  # what a program reads, not the words
 
 
 def test_sessions_are_apart_and_a_bad_session_id_is_refused_before_any_work():

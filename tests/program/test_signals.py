@@ -2,19 +2,19 @@
 
 import pytest
 
-from program.gate import adaptive_cut, covered
+from program.gate import adaptive_cut, covered, pageless_gaps, plateau, uncovered
 from program.signals import (
     answer_support,
     bridge_entities,
     fits_question,
     has_page,
-    is_plateau,
     measure,
     mentions,
     question_terms,
     redundancy,
     score_cliff,
     titled_after,
+    top_spread,
     unused_terms,
 )
 from program.thresholds import Thresholds
@@ -58,10 +58,17 @@ def test_the_cut_has_its_own_knob_apart_from_the_answer_now_cliff():
     assert len(adaptive_cut(hits, T.model_copy(update={"cut_cliff": 0.9, "cliff_to_answer": 0.0}))) == T.top_k
 
 
-def test_plateau_is_flat_and_mediocre():
-    assert is_plateau([0.5, 0.49, 0.49], T)
-    assert not is_plateau([0.9, 0.89, 0.89], T)  # flat, but a good best score
-    assert not is_plateau([0.5, 0.3, 0.2], T)  # a clear best
+def test_the_spread_is_how_far_the_kth_score_falls_under_the_best():
+    assert top_spread([0.49, 0.5, 0.3], 2) == pytest.approx(0.01)
+    assert top_spread([0.5], 3) == 1.0  # one score: nothing to be flat against
+
+
+def test_the_gate_calls_a_plateau_flat_and_mediocre():
+    def flat(scores):
+        return plateau(measure({"Q?": scores}, "Q?", [], [], T), T)
+    assert flat([0.5, 0.49, 0.49])
+    assert not flat([0.9, 0.89, 0.89])  # flat, but a good best score
+    assert not flat([0.5, 0.3, 0.2])  # a clear best
 
 
 def test_mentions_matches_the_name_or_all_its_words():
@@ -79,14 +86,14 @@ def test_measure_reports_uncovered_sub_queries_and_missing_entities():
     pool = [passage("Scott Derrickson", "Scott Derrickson is an American director.")]
     ranked = {"Q?": [0.7, 0.4], "Scott Derrickson": [0.8], "Ed Wood nationality": [0.3]}
     s = measure(ranked, "Q?", ["Scott Derrickson", "Ed Wood"], pool, T)
-    assert s.uncovered == ("Ed Wood nationality",) and s.missing_entities == ("Ed Wood",)
+    assert uncovered(s, T) == ("Ed Wood nationality",) and s.missing_entities == ("Ed Wood",)
     assert s.entity_coverage == 0.5 and s.best == 0.7 and s.min_coverage == 0.3
     assert not covered(s, T)
 
 
 def test_a_query_searched_on_the_web_is_no_longer_uncovered():
     s = measure({"Q?": [0.7], "Ed Wood": [0.3]}, "Q?", [], [], T, searched_web={"Ed Wood"})
-    assert s.uncovered == () and covered(s, T)
+    assert s.sub_queries == () and uncovered(s, T) == () and covered(s, T)
 
 
 def test_gain_is_the_coverage_the_round_added():
@@ -171,8 +178,8 @@ def test_an_uncovered_sub_query_is_a_pageless_gap_only_when_a_name_of_it_has_no_
             passage("Hayden (musician)", "Hayden is a singer-songwriter from Canada.")]
     ranked = {"Q?": [0.6], "Buck-Tick hail": [0.3], "Ed Wood nationality": [0.3], "born where exactly": [0.3]}
     s = measure(ranked, "Q?", ["Buck-Tick"], pool, T)
-    assert s.uncovered == ("Buck-Tick hail", "Ed Wood nationality", "born where exactly")
-    assert s.pageless_gaps == ("Ed Wood nationality", "born where exactly")
+    assert uncovered(s, T) == ("Buck-Tick hail", "Ed Wood nationality", "born where exactly")
+    assert pageless_gaps(s, T) == ("Ed Wood nationality", "born where exactly")
 
 
 def test_a_page_the_question_spells_out_holds_the_names_the_extractor_split_from_it():
