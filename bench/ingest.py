@@ -17,8 +17,8 @@
 from __future__ import annotations
 
 import argparse
-import os
 import multiprocessing
+import os
 import resource
 import shutil
 import subprocess
@@ -27,6 +27,14 @@ import tempfile
 import time
 from collections import defaultdict
 from pathlib import Path
+
+import program.retrieval.indexing as indexing
+import program.retrieval.ingest as ingest_module
+from program.base.settings import Settings
+from program.retrieval.chunking import chunk_document
+from program.retrieval.corpora import local_documents
+from program.retrieval.edge_store import EdgeStore
+from program.retrieval.embeddings import EMBED_BATCH, load_embedder
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -68,23 +76,15 @@ def _in_child(function, *args) -> dict:
 
 
 def _corpus_texts(limit: int | None):
-    from program.retrieval.chunking import chunk_document
-    from program.retrieval.corpora import local_documents
-    from program.retrieval.indexing import embedded_text
-    from program.base.settings import Settings
-
     documents = local_documents(Settings())[:limit]
-    return documents, [embedded_text(chunk) for document in documents for chunk in chunk_document(document)]
+    return documents, [indexing.embedded_text(chunk) for document in documents for chunk in chunk_document(document)]
 
 
 def _raw_fastembed(limit: int | None, as_ingest: bool) -> dict:
-    from program.retrieval.embeddings import EMBED_BATCH, load_embedder
-    from program.retrieval.indexing import WINDOW
-    from program.base.settings import Settings
-
     _, texts = _corpus_texts(limit)
     if as_ingest:
-        texts = [text for start in range(0, len(texts), WINDOW) for text in sorted(texts[start:start + WINDOW], key=len)]
+        window = indexing.WINDOW
+        texts = [text for start in range(0, len(texts), window) for text in sorted(texts[start:start + window], key=len)]
     embedder = load_embedder(Settings())
     options = {"batch_size": EMBED_BATCH} if as_ingest else {}
     started = time.perf_counter()
@@ -94,17 +94,12 @@ def _raw_fastembed(limit: int | None, as_ingest: bool) -> dict:
 
 
 def _ingest_corpus(limit: int | None) -> dict:
-    from program.retrieval.edge_store import EdgeStore
-    from program.retrieval.embeddings import load_embedder
-    from program.retrieval.indexing import index_documents
-    from program.base.settings import Settings
-
     documents, texts = _corpus_texts(limit)
     embedder = load_embedder(Settings())
     with tempfile.TemporaryDirectory() as folder:
         store = _TimedStore(EdgeStore(Path(folder) / "store"))
         started = time.perf_counter()
-        stats = index_documents(store, "bench", documents, embedder=embedder, progress=False)
+        stats = indexing.index_documents(store, "bench", documents, embedder=embedder, progress=False)
         seconds = time.perf_counter() - started
         store.inner.close()
     marks = [(t - started, n) for t, n in store.marks]
@@ -159,10 +154,6 @@ def _html(source: Path, pages: int) -> None:
 
 
 def _profiled_ingest(site: str, data: str) -> dict:
-    import program.retrieval.indexing as indexing
-    import program.retrieval.ingest as ingest_module
-    from program.base.settings import Settings
-
     phases: dict[str, float] = defaultdict(float)
     ingest_module.read = _timed(ingest_module.read, phases, "reading and parsing")
     indexing.chunk_document = _timed(indexing.chunk_document, phases, "chunking")

@@ -28,8 +28,10 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
+from qdrant_client import QdrantClient
 
 from program.retrieval.edge_store import HNSW_MIN_POINTS, EdgeStore
+from program.retrieval.server_store import ServerStore
 from program.retrieval.store import DENSE_SIZE, RRF_K, Point, SparseVector, Store
 
 VOCAB, TERMS, CANDIDATES, LIMIT, BATCH = 30_000, 30, 30, 3, 1000
@@ -102,10 +104,6 @@ def _bench_edge(data: Data, exact: list[list[int]], folder: Path) -> None:
 
 
 def _bench_client_local(data: Data, exact: list[list[int]], folder: Path) -> None:
-    from qdrant_client import QdrantClient
-
-    from program.retrieval.server_store import ServerStore
-
     store = ServerStore(QdrantClient(path=str(folder / "client-local")), "local")
     store.ensure("bench")
     took = _fill(store, data, deadline_s=MAX_BUILD_S)

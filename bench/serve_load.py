@@ -22,10 +22,13 @@ import time
 from concurrent.futures import ThreadPoolExecutor
 
 import httpx
+import uvicorn
 from tqdm import tqdm
 
 import program  # noqa: F401  (offline env vars first)
 from program.base.settings import Settings
+from program.serving.answerer import Answerer, load_program, start_lm
+from program.serving.service import create_app
 
 
 def main() -> int:
@@ -61,11 +64,6 @@ def _questions(settings: Settings) -> list[str]:
 
 
 def _start(settings: Settings):
-    import uvicorn
-
-    from program.serving.answerer import Answerer, load_program, start_lm
-    from program.serving.service import create_app
-
     rag = load_program(settings)
     answerer = Answerer(lambda: start_lm(rag, settings, cache=False), settings)
     server = uvicorn.Server(uvicorn.Config(create_app(answerer, settings), host="127.0.0.1", port=0, log_level="warning"))

@@ -18,7 +18,10 @@ from pathlib import Path
 from pydantic import BaseModel
 from tqdm import tqdm
 
+from metrics.support_judge import LexicalSupportJudge, build_support_judge
+from program.base.settings import Settings
 from program.evidence import terms
+from program.lm.lm_profiles import configure_lm
 
 WICE_DEV = "wice/data_entailment_retrieval_claim_dev.jsonl"
 NEGATIVE_SENTENCES = 5
@@ -67,8 +70,6 @@ def calibrate(judge, claims: list[Claim], name: str, progress: bool = True) -> C
 
 
 def main(argv: list[str] | None = None) -> int:
-    from program.base.settings import Settings
-
     args = _parser().parse_args(argv)
     claims = load_claims(Settings().shared_data / WICE_DEV, args.limit)
     if args.sweep:
@@ -79,21 +80,14 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def _run(name: str, claims: list[Claim], local_model: str | None) -> Calibration:
-    from metrics.support_judge import build_support_judge
-
     if name == "lexical":
         return calibrate(build_support_judge("lexical"), claims, name)
-    from program.base.settings import Settings
-    from program.lm.lm_profiles import configure_lm
-
     settings = Settings(**({"local_model": local_model} if local_model else {}))
     with configure_lm(settings, announce=False) as handle:
         return calibrate(build_support_judge("lm", handle.lm), claims, f"lm ({handle.description.split(' (')[0]})")
 
 
 def _sweep(claims: list[Claim]) -> None:
-    from metrics.support_judge import LexicalSupportJudge
-
     for threshold in (0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8):
         print(_line(calibrate(LexicalSupportJudge(threshold), claims, f"lexical@{threshold}", progress=False)))
 

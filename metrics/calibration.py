@@ -67,9 +67,8 @@ def expected_calibration_error(confidences: list[float], rights: list[bool], bin
 
 def auroc(confidences: list[float], rights: list[bool]) -> float | None:
     """The chance that a right answer has a higher confidence than a wrong one (ties count half)."""
-    from sklearn.metrics import (
-        roc_auc_score,  # subtle: imported here, as scikit-learn takes a second to import
-    )
+    # deferred: scikit-learn takes a second to import, and only a calibration report needs it
+    from sklearn.metrics import roc_auc_score
 
     if len(set(rights)) < 2:
         return None

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from pydantic import BaseModel
 
+from metrics.support_judge import LexicalSupportJudge
 from program.answer.citations import cited_numbers, claims, strip_markers
 from program.contract.result import Citation
 
@@ -64,8 +65,6 @@ def citation_precision(example, pred, trace=None, judge=None) -> float | bool:
 
 
 def _scores(pred, judge) -> CitationScores:
-    from metrics.support_judge import LexicalSupportJudge
-
     result = getattr(pred, "result", None)
     if result is None:
         return CitationScores()

@@ -2,9 +2,10 @@
 systems on a split, `compare` diffs two runs, `calibrate` fits the confidence on a run, `export`
 writes a run's prompts as text.
 
-Each subcommand is a function taking the parsed args; a bare `python -m optimize` runs `run`
-with the quick preset. Bad input (unknown split or system, missing
-program file or run) ends with one line and exit 2 before anything is written; missing data,
+Each subcommand is a function taking the parsed args, named "module:function" by its parser and
+imported only when it runs; a bare `python -m optimize` runs `run` with the quick preset. Bad input
+(unknown split or system, missing program file or run) ends with one line and exit 2 before
+anything is written; missing data,
 index or model, a store that cannot be used, or a dataset or program file whose content is bad
 (naming the file and the line or field) with one line and exit 1; Ctrl-C, or SIGTERM
 (`optimize.sigterm`), with how to resume.
@@ -15,6 +16,9 @@ from __future__ import annotations
 import argparse
 import sys
 
+from optimize.calibration.parsers import add_parsers as add_calibration_parsers
+from optimize.eval.parsers import add_parsers as add_eval_parsers
+from optimize.job.parsers import add_parsers as add_job_parsers
 from program.base.command_line import run_command
 
 
@@ -31,10 +35,6 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def parser() -> Parser:
-    from optimize.calibration.command import add_parsers as add_calibration_parsers
-    from optimize.eval.command import add_parsers as add_eval_parsers
-    from optimize.job.command import add_parsers as add_job_parsers
-
     root = Parser(prog="python -m optimize", description="optimize, evaluate and compare gatedrag programs")
     sub = root.add_subparsers(dest="command", required=True, metavar="COMMAND")
     add_eval_parsers(sub, positive_int)

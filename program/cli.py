@@ -4,6 +4,10 @@
 Bad input (an empty or oversized question, an unknown profile, missing data or index, a compiled
 program or store that cannot be read, a Qdrant server that does not answer) ends with a one-line
 message and a non-zero exit, never a traceback.
+
+Each command imports its own stack in its function ("deferred: ..."): DSPy, fastembed, Qdrant,
+FastAPI and MCP each take a second or more to import, and `--help` or another command should not
+pay for them.
 """
 
 from __future__ import annotations
@@ -11,6 +15,8 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
+
+from pydantic import ValidationError
 
 from program.answer.criteria import CHECKS
 from program.base.command_line import (
@@ -97,6 +103,7 @@ def parser() -> argparse.ArgumentParser:
 
 
 def _index(args: argparse.Namespace) -> int:
+    # deferred: fastembed and the store
     from program.retrieval.bundled import build_corpus
 
     args.collection = args.collection or args.corpus
@@ -107,6 +114,7 @@ def _index(args: argparse.Namespace) -> int:
 
 
 def _ingest(args: argparse.Namespace) -> int:
+    # deferred: fastembed, the store and the readers
     from program.retrieval.ingest import ingest
 
     settings = settings_from_args(args, data_dir="data_dir")
@@ -126,6 +134,7 @@ def _ask(args: argparse.Namespace) -> int:
         raise UsageError(f"the question has {len(question)} characters; the limit is {MAX_QUESTION_CHARS}")
     hints = _hints(args)  # before anything loads: a bad pattern changes nothing
     if args.session is not None:
+        # deferred: DSPy, through the signatures
         from program.sessions.conversation import check_session_id
 
         try:
@@ -138,9 +147,7 @@ def _ask(args: argparse.Namespace) -> int:
 
 
 def _hints(args: argparse.Namespace):
-    from pydantic import ValidationError
-
-    from program.hints import Hints
+    from program.hints import Hints  # deferred: DSPy, through the signatures
 
     try:
         return Hints(required=args.require, prohibited=args.prohibit, check=args.check)
@@ -151,6 +158,7 @@ def _hints(args: argparse.Namespace):
 
 
 def _answer(question: str, hints, settings, args: argparse.Namespace) -> int:
+    # deferred: DSPy, fastembed, the store and the LM runtime
     from program.assembly.factory import build_program
     from program.contract.answer_response import respond
     from program.contract.render import render_result
@@ -168,13 +176,14 @@ def _answer(question: str, hints, settings, args: argparse.Namespace) -> int:
 
 
 def _serve(args: argparse.Namespace) -> int:
-    from program.serving.service import serve
+    from program.serving.service import serve  # deferred: FastAPI and the whole loop
 
     serve(_serving_settings(args, serve_host="host", serve_port="port"), program_path=_program_path(args))
     return 0
 
 
 def _mcp(args: argparse.Namespace) -> int:
+    # deferred: the MCP SDK and the whole loop
     from program.serving.mcp_server import run_stdio
 
     run_stdio(_serving_settings(args), program_path=_program_path(args))

@@ -28,6 +28,7 @@ from fault_checks._mutations import dataset_mutants, program_mutants
 from fault_checks._tiny_corpus import COLLECTION, write_questions
 from fault_checks.figure import Figure
 from optimize.cli import main as optimize_main
+from optimize.eval.user_file import read_examples
 from program.cli import main as program_main
 from program.loop import GatedRAG
 
@@ -62,8 +63,6 @@ def _valid_program(path: Path) -> dict:
 
 def _check_valid_dataset(work: Path, questions: Path) -> None:
     """The unmutated rows pass, or every miss below would be the generator's fault."""
-    from optimize.eval.user_file import read_examples
-
     path = work / "valid.jsonl"
     path.write_text("".join(json.dumps(row) + "\n" for row in ROWS), encoding="utf-8")
     read_examples(path)

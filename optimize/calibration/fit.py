@@ -13,6 +13,9 @@ from __future__ import annotations
 from typing import Literal
 
 import numpy as np
+from sklearn.isotonic import IsotonicRegression
+from sklearn.linear_model import LogisticRegressionCV
+from sklearn.model_selection import StratifiedKFold
 
 from metrics.calibration import Calibration, confidence_calibration
 from program.answer.calibrator import FEATURES, ConfidenceCalibrator, features
@@ -48,9 +51,6 @@ def before_and_after(results: list[Result], rights: list[bool], calibrator: Conf
 
 
 def _platt(x: np.ndarray, y: np.ndarray, fitted_on: str) -> ConfidenceCalibrator:
-    from sklearn.linear_model import LogisticRegressionCV
-    from sklearn.model_selection import StratifiedKFold
-
     center, scale = x.mean(axis=0), x.std(axis=0)
     scale[scale == 0] = 1.0  # subtle: a feature constant on the fitting set gets weight 0, not a division by 0
     # subtle: a few dozen records and 17 features overfit at a fixed C; cross-validated log loss picks it,
@@ -66,8 +66,6 @@ def _platt(x: np.ndarray, y: np.ndarray, fitted_on: str) -> ConfidenceCalibrator
 
 
 def _isotonic(x: np.ndarray, y: np.ndarray, fitted_on: str) -> ConfidenceCalibrator:
-    from sklearn.isotonic import IsotonicRegression
-
     model = IsotonicRegression(y_min=0.0, y_max=1.0, out_of_bounds="clip").fit(x[:, FEATURES.index("heuristic")], y)
     return ConfidenceCalibrator(method="isotonic", features=["heuristic"], knots_x=model.X_thresholds_.tolist(),
                                 knots_y=model.y_thresholds_.tolist(), fitted_on=fitted_on)

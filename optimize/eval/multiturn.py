@@ -18,13 +18,21 @@ import sys
 import time
 from pathlib import Path
 
+from metrics import evidence_recall, token_f1
 from optimize.cli import Parser, positive_int
+from optimize.durable import write_atomic
+from optimize.eval.example_schema import DatasetError
+from optimize.eval.multiturn_set import load_conversations
+from optimize.eval.stats import mean_ci, paired_delta_ci
+from program.assembly.factory import build_program
 from program.base.command_line import (
     UsageError,
     add_data_dir,
     run_command,
     settings_from_args,
 )
+from program.lm.lm_profiles import configure_lm
+from program.sessions.memory_store import SessionStore
 
 MODES = ("off", "on")
 RESULTS = "results.jsonl"
@@ -35,11 +43,6 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def run(args: argparse.Namespace) -> int:
-    from optimize.durable import write_atomic
-    from program.assembly.factory import build_program
-    from program.lm.lm_profiles import configure_lm
-    from program.sessions.memory_store import SessionStore
-
     settings, conversations, folder = _prepare(args)
     rag = build_program(settings, program_path=args.program)
     rag.sessions = SessionStore()  # each conversation's own session, in this process
@@ -62,9 +65,6 @@ def run(args: argparse.Namespace) -> int:
 
 def _prepare(args: argparse.Namespace):
     """The settings, the conversations and the run folder, all checked before anything runs."""
-    from optimize.eval.example_schema import DatasetError
-    from optimize.eval.multiturn_set import load_conversations
-
     settings = settings_from_args(args, profile="profile", local_model="local_model", data_dir="data_dir",
                                   web_backend="web", collection="collection")
     if args.program is not None and not args.program.is_file():
@@ -82,8 +82,6 @@ def _prepare(args: argparse.Namespace):
 
 def ask(rag, example, mode: str, time_limit_s: float) -> dict:
     """Turn 2 of one conversation, with its session (turn 1 first) or without, and its scores."""
-    from metrics import evidence_recall, token_f1
-
     session = f"multiturn-{example.qid}" if mode == "on" else None
     first = rag(question=example.turn1, session_id=session, time_limit_s=time_limit_s).result if session else None
     started = time.perf_counter()
@@ -104,8 +102,6 @@ def ask(rag, example, mode: str, time_limit_s: float) -> dict:
 
 def summarize(rows: list[dict], qids: set[str]) -> dict:
     """Per mode, over the conversations both modes finished: means with intervals; then on - off, paired."""
-    from optimize.eval.stats import paired_delta_ci
-
     by_mode = {m: {r["qid"]: r for r in rows if r["mode"] == m and r["qid"] in qids} for m in MODES}
     paired = sorted(set(by_mode["off"]) & set(by_mode["on"]))
     delta = {m: paired_delta_ci([by_mode["off"][q][m] for q in paired], [by_mode["on"][q][m] for q in paired])
@@ -116,8 +112,6 @@ def summarize(rows: list[dict], qids: set[str]) -> dict:
 
 def _mode(rows: list[dict]) -> dict:
     """One mode's scores, overall and by where the bridge page is, and what its rewrites cost."""
-    from optimize.eval.stats import mean_ci
-
     def ci(metric: str, keep=lambda r: True) -> dict:
         return mean_ci([r[metric] for r in rows if keep(r)]).model_dump()
 

@@ -45,7 +45,7 @@ def tracked_run(settings: Settings, folder: Path, params: dict[str, object],
     if not settings.mlflow_tracking_uri:
         _create_local_store(_local_store(settings))
     client = MlflowClient(tracking_uri(settings))
-    mlflow.set_tracking_uri(tracking_uri(settings))  # where the question traces go (mlflow's tracing is global)
+    point_mlflow_at(tracking_uri(settings))  # where the question traces go (mlflow's tracing is global)
     run_id = _resume(client, folder) or _create(client, settings, folder, experiment)
     client.log_batch(run_id, params=[Param(k, str(v)) for k, v in _without_secrets(params, settings).items()])
     try:
@@ -57,6 +57,19 @@ def tracked_run(settings: Settings, folder: Path, params: dict[str, object],
         client.set_terminated(run_id, RunStatus.to_string(RunStatus.FAILED))
         raise
     client.set_terminated(run_id, RunStatus.to_string(RunStatus.FINISHED))
+
+
+def point_mlflow_at(uri: str) -> None:
+    """Point MLflow's global API (its tracing, `start_run`) at `uri`.
+    subtle: `mlflow.set_tracking_uri` also exports MLFLOW_TRACKING_URI, which a later `Settings()` of
+    this process would read as the user's own store, whose artifacts MLflow keeps in ./mlruns of the
+    working folder; so the variable is put back as it was."""
+    before = os.environ.get("MLFLOW_TRACKING_URI")
+    mlflow.set_tracking_uri(uri)
+    if before is None:
+        os.environ.pop("MLFLOW_TRACKING_URI", None)
+    else:
+        os.environ["MLFLOW_TRACKING_URI"] = before
 
 
 def _local_store(settings: Settings) -> Path:

@@ -124,9 +124,11 @@ def _csv(data: bytes, path: Path) -> tuple[list[Row], list[Problem]]:
 
 
 def _through_datasets(path: Path) -> list[Row]:
-    with _quiet(), tempfile.TemporaryDirectory() as cache:
+    import datasets  # deferred: it takes seconds to import, and only Parquet files and saved folders need it
+
+    with _quiet(datasets), tempfile.TemporaryDirectory() as cache:
         try:
-            rows = _saved(path) if path.is_dir() else _file(path, cache)
+            rows = _saved(datasets, path) if path.is_dir() else _file(datasets, path, cache)
         except DatasetError:
             raise
         except Exception as error:  # noqa: BLE001 - datasets, pyarrow and pandas each raise their own kinds
@@ -135,39 +137,29 @@ def _through_datasets(path: Path) -> list[Row]:
     return [(f"row {n}", row) for n, row in enumerate(rows, start=1)]
 
 
-def _file(path: Path, cache: str) -> list[dict]:
-    from datasets import load_dataset
-
-    rows = load_dataset(FORMATS[path.suffix.lower()], data_files=str(path), split="train", cache_dir=cache,
+def _file(datasets, path: Path, cache: str) -> list[dict]:
+    rows = datasets.load_dataset(FORMATS[path.suffix.lower()], data_files=str(path), split="train", cache_dir=cache,
                         keep_in_memory=True)
     return rows.to_list()
 
 
-def _saved(path: Path) -> list[dict]:
-    from datasets import DatasetDict, load_from_disk
-
+def _saved(datasets, path: Path) -> list[dict]:
     try:
-        saved = load_from_disk(str(path), keep_in_memory=True)
+        saved = datasets.load_from_disk(str(path), keep_in_memory=True)
     except FileNotFoundError:
         raise DatasetError(f"{path}: a folder, but not a dataset saved with save_to_disk") from None
-    if isinstance(saved, DatasetDict):
+    if isinstance(saved, datasets.DatasetDict):
         return [row | {"split": row.get("split") or name} for name, part in saved.items() for row in part.to_list()]
     return saved.to_list()
 
 
 @contextlib.contextmanager
-def _quiet():
+def _quiet(datasets):
     """No "Generating train split" bars on stderr while a small file is read; restored after."""
-    from datasets.utils.tqdm import (
-        are_progress_bars_disabled,
-        disable_progress_bars,
-        enable_progress_bars,
-    )
-
-    was_off = are_progress_bars_disabled()
-    disable_progress_bars()
+    was_off = datasets.are_progress_bars_disabled()
+    datasets.disable_progress_bars()
     try:
         yield
     finally:
         if not was_off:
-            enable_progress_bars()
+            datasets.enable_progress_bars()

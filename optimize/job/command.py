@@ -1,4 +1,5 @@
-"""The recipes behind `python -m optimize` (the job, `run`) and `python -m optimize export`.
+"""The recipes behind `python -m optimize` (the job, `run`) and `python -m optimize export` (their flags:
+`optimize.job.parsers`).
 
 `run` reads the config (preset, then `--config FILE`, then flags), reads the dataset's train,
 select and report questions (`optimize.eval.examples.job_examples`), picks the run folder (a new
@@ -10,23 +11,29 @@ runs `optimize.job.job.Job`. `--dry-run` prints the estimated LM spending and st
 from __future__ import annotations
 
 import argparse
+import contextlib
 import sys
 from pathlib import Path
 
-from program.base.command_line import (
-    INTERRUPTED,
-    UsageError,
-    add_data_dir,
-    settings_from_args,
-)
+from optimize.durable import write_atomic
+from optimize.eval.example_schema import DatasetError, DatasetFileError
+from optimize.eval.examples import job_examples, resolve_dataset
+from optimize.eval.tracking import tracked_run
+from optimize.job.budget import BudgetExceeded, SpendingGuard, estimate
+from optimize.job.config import load_config
+from optimize.job.export_prompts import export_prompts
+from optimize.job.job import PROGRAM, STATE, Job, JobState
+from program.assembly.factory import build_program
+from program.base.command_line import INTERRUPTED, UsageError, settings_from_args
+from program.lm.lm_profiles import build_teacher, configure_lm
+from program.retrieval.bundled import CORPORA
+from program.retrieval.indexing import build_indexes
+from program.retrieval.store import CollectionMissingError
 
 EXPERIMENT = "gatedrag-optimize"
 
 
 def run_command(args: argparse.Namespace) -> int:
-    from optimize.job.config import load_config
-    from program.retrieval.bundled import CORPORA
-
     loaded = load_config(args.preset, args.config, _overrides(args))
     # a bundled domain's questions are asked of its own collection unless told otherwise
     args.collection = args.collection or (loaded.dataset if loaded.dataset in CORPORA else None)
@@ -48,9 +55,6 @@ def run_command(args: argparse.Namespace) -> int:
 def _dataset(settings, config):
     """The config with its dataset resolved (a file's absolute path and sha256, the validation split's
     name), and the train, select and report questions, cut to their limits."""
-    from optimize.eval.example_schema import DatasetError, DatasetFileError
-    from optimize.eval.examples import job_examples, resolve_dataset
-
     try:
         ref = resolve_dataset(config.dataset)
         sets = job_examples(settings, ref, config.val_split, config.report_split, config.seed)
@@ -63,16 +67,9 @@ def _dataset(settings, config):
 
 
 def _run(config, settings, folder: Path, model: str, sets, progress: bool) -> int:
-    from optimize.durable import write_atomic
-    from optimize.eval.tracking import tracked_run
-    from optimize.job.budget import BudgetExceeded, SpendingGuard
-    from optimize.job.job import PROGRAM, Job
-    from program.assembly.factory import build_program
-    from program.lm.lm_profiles import configure_lm
-
     folder.mkdir(parents=True, exist_ok=True)
     write_atomic(folder / "config.json", config.model_dump_json(indent=2))
-    uncompiled = _program(settings, build_program)
+    uncompiled = _program(settings)
     guard = SpendingGuard(config.caps, model, ledger=folder / "spent.json")
     params = config.model_dump(exclude={"caps"}) | {f"cap.{k}": v for k, v in config.caps.model_dump().items()} | {
         "profile": settings.resolved_profile, "model": model}
@@ -96,19 +93,14 @@ def _run(config, settings, folder: Path, model: str, sets, progress: bool) -> in
 
 def _teacher(settings, config):
     """The teacher LM's handle, or a null context when the config names none."""
-    import contextlib
 
-    from program.lm.lm_profiles import build_teacher
 
     if config.teacher_model is None:
         return contextlib.nullcontext()
     return build_teacher(settings, config.teacher_model)
 
 
-def _program(settings, build_program):
-    from program.retrieval.indexing import build_indexes
-    from program.retrieval.store import CollectionMissingError
-
+def _program(settings):
     try:
         return build_program(settings)
     except CollectionMissingError:
@@ -118,8 +110,6 @@ def _program(settings, build_program):
 
 
 def _folder(settings, config, resume: str | None) -> Path:
-    from optimize.job.job import STATE, JobState
-
     runs = settings.data_dir / "runs"
     if resume:
         folder = Path(resume) if Path(resume).is_dir() else runs / resume
@@ -135,8 +125,6 @@ def _folder(settings, config, resume: str | None) -> Path:
 
 
 def _dry_run(config, sets, model: str) -> int:
-    from optimize.job.budget import estimate
-
     e = estimate(config, len(sets.select), len(sets.report), model)
     print(f"dry run of preset {config.preset} ({config.optimizer}), nothing spent:")
     for phase, questions in e.phases.items():
@@ -155,9 +143,6 @@ def _overrides(args: argparse.Namespace) -> dict:
 
 
 def export_command(args: argparse.Namespace) -> int:
-    from optimize.job.export_prompts import export_prompts
-    from optimize.job.job import PROGRAM
-
     settings = settings_from_args(args, data_dir="data_dir")
     folder = Path(args.run_id) if Path(args.run_id).is_dir() else settings.data_dir / "runs" / args.run_id
     if not (folder / PROGRAM).is_file():
@@ -165,45 +150,3 @@ def export_command(args: argparse.Namespace) -> int:
     for path in export_prompts(folder / PROGRAM, args.out or folder / "prompts"):
         print(path)
     return 0
-
-
-def add_parsers(sub, positive_int) -> None:
-    run = sub.add_parser("run", help="compile prompts and thresholds (the default command); resumable")
-    run.add_argument("--preset", default="quick", help="datasets/optimize/<preset>.toml (quick, standard, full)")
-    run.add_argument("--config", type=Path, help="a TOML file overriding the preset")
-    run.add_argument("--dataset", metavar="FILE|NAME", help=(
-        "hotpotqa (default), aws_docs, or a labelled question file (.jsonl, .csv, .parquet) or saved dataset folder: "
-        "builds demos from its train split and halves its validation/dev split into select and report questions "
-        "(see datasets/README.md)"))
-    run.add_argument("--val-split", help="the split select and report are carved from (default: the preset's for "
-                                         "hotpotqa, else the dataset's validation split)")
-    run.add_argument("--report-split", help="report on this split instead of half the validation split")
-    run.add_argument("--optimizer", choices=["labelled", "bootstrap", "mipro", "gepa"],
-                     help="labelled (default): demos from the train questions' gold answers and passages")
-    run.add_argument("--teacher-model", help="the LM that bootstraps demos and proposes instructions: "
-                     "qwen2.5-coder-1.5b, or an API model such as openai/gpt-4o-mini")
-    run.add_argument("--train-limit", type=positive_int)
-    run.add_argument("--select-limit", type=positive_int, help="first N questions of the select set")
-    run.add_argument("--report-limit", type=positive_int, help="first N questions of the report set")
-    run.add_argument("--threshold-trials", type=int)
-    run.add_argument("--latency-weight", type=float, help="how much latency counts when choosing on the Pareto front")
-    run.add_argument("--latency-budget-s", type=float, help="choose the best quality within this latency instead")
-    run.add_argument("--max-lm-calls", type=positive_int)
-    run.add_argument("--max-tokens", type=positive_int)
-    run.add_argument("--max-dollars", type=float)
-    run.add_argument("--resume", metavar="RUN_ID", help="continue this run (default: the last unfinished one of this config)")
-    run.add_argument("--dry-run", action="store_true", help="estimate LM calls and cost, spend nothing")
-    run.add_argument("--profile", choices=["local", "openai"])
-    run.add_argument("--local-model", choices=["qwen2.5-coder-0.5b", "qwen2.5-coder-1.5b"])
-    add_data_dir(run)
-    run.add_argument("--collection", help="the collection searched (default: the dataset's own for hotpotqa and "
-                     "aws_docs, else the configured one)")
-    run.add_argument("--no-progress", dest="progress", action="store_false")
-    run.set_defaults(run=run_command)
-    export = sub.add_parser("export", help="write a run's compiled prompts as readable text")
-    export.add_argument("run_id")
-    export.add_argument("--prompts", action="store_true", required=True, help="write each predictor's prompt "
-                        "(instructions, fields, demos) as Markdown, and the thresholds as JSON")
-    export.add_argument("--out", type=Path)
-    add_data_dir(export)
-    export.set_defaults(run=export_command)

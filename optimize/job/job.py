@@ -40,6 +40,7 @@ from metrics import (
     build_support_judge,
     score_example,
 )
+from optimize.calibration.fit import FitError, before_and_after, fit_calibrator
 from optimize.durable import read_state, replacing, write_atomic
 from optimize.eval.compare import compare_runs, comparison_blocks, text_table
 from optimize.eval.document import to_markdown
@@ -54,7 +55,9 @@ from optimize.job.budget import SpendingGuard
 from optimize.job.config import OptimizeConfig
 from optimize.job.keep_rule import Verdict, best, judge_candidate
 from optimize.job.mlflow_model import log_program_model
-from optimize.job.threshold_search import Point
+from optimize.job.pareto_plot import plot_front
+from optimize.job.prompt_optimizers import compile_prompts, labelled_candidates
+from optimize.job.threshold_search import Point, all_points, search_thresholds
 from optimize.replay.recorder import LMRecorder, read_calls
 from optimize.replay.replay_lm import Recording
 from optimize.replay.replay_run import fidelity, replay_at, replay_objective, with_memo
@@ -171,8 +174,6 @@ class Job:
         return chosen
 
     def _prompt_candidates(self, uncompiled: GatedRAG, sets: JobSets) -> dict[str, GatedRAG]:
-        from optimize.job.prompt_optimizers import compile_prompts, labelled_candidates
-
         if self.config.optimizer == "labelled":
             return labelled_candidates(uncompiled, sets.train, self.config)
         self.guard.check()
@@ -181,9 +182,6 @@ class Job:
 
     def _thresholds(self, program: GatedRAG, select: list[dspy.Example], state: JobState,
                     decisions: Decisions) -> Thresholds:
-        from optimize.job.pareto_plot import plot_front
-        from optimize.job.threshold_search import all_points, search_thresholds
-
         path = self.folder / THRESHOLDS
         if "thresholds" in state.done:
             return Thresholds.model_validate_json(path.read_text())
@@ -289,8 +287,6 @@ class Job:
         return table
 
     def _calibrate(self, program: GatedRAG, split: str, system: str = "compiled") -> None:
-        from optimize.calibration.fit import FitError, before_and_after, fit_calibrator
-
         records = [r for r in RecordLog(self.folder / "eval" / RESULTS).read() if r.system == system]
         results, rights = outcomes(records)
         try:

@@ -19,6 +19,7 @@ from mlflow.models import ModelSignature
 from mlflow.types import ColSpec, Schema
 
 import program.assembly.served_model
+from optimize.eval.tracking import point_mlflow_at
 from program.assembly.loading import PROGRAM_FILE
 from program.assembly.served_model import PROGRAM_ARTIFACT
 from program.loop import GatedRAG
@@ -31,7 +32,7 @@ SIGNATURE = ModelSignature(inputs=Schema([ColSpec("string", "question")]))
 
 def log_program_model(compiled: GatedRAG, tracking_uri: str, run_id: str) -> str:
     """Log into the existing run; returns the model URI (runs:/<run id>/program)."""
-    mlflow.set_tracking_uri(tracking_uri)
+    point_mlflow_at(tracking_uri)
     with tempfile.TemporaryDirectory() as folder, mlflow.start_run(run_id=run_id):
         saved = Path(folder) / PROGRAM_FILE
         compiled.save(str(saved))

@@ -19,6 +19,7 @@ import warnings
 from pathlib import Path
 from typing import Any
 
+import dspy
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, create_model
 
 from program.base.errors import BadFileError, first_problem
@@ -134,7 +135,7 @@ def _local_path(source: str) -> Path:
 
 
 def _download(uri: str) -> str:
-    import mlflow
+    import mlflow  # deferred: seconds to import, and only a models:/ or runs:/ URI needs it
 
     try:
         return mlflow.artifacts.download_artifacts(artifact_uri=uri)
@@ -146,7 +147,5 @@ def _download(uri: str) -> str:
 def _warn_on_other_dspy(state: dict, where: str) -> None:
     saved = state.get("metadata", {}).get("dependency_versions", {})
     saved = saved.get("dspy") if isinstance(saved, dict) else None
-    import dspy
-
     if saved and saved != dspy.__version__:
         warnings.warn(f"{where} was compiled with dspy {saved}; this is dspy {dspy.__version__}", stacklevel=3)

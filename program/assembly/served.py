@@ -15,6 +15,8 @@ import copy
 
 import dspy
 
+from program.assembly.factory import build_program
+from program.assembly.loading import apply_state, check_state
 from program.base.settings import Settings
 from program.contract.answer_response import respond
 from program.contract.result import Result
@@ -59,9 +61,6 @@ def servable(program: GatedRAG) -> ServedGatedRAG:
 def rebuild(state: dict) -> ServedGatedRAG:
     """Unpickling, in a process that only has its environment: the one place a served model
     reads its settings from there."""
-    from program.assembly.factory import build_program
-    from program.assembly.loading import apply_state, check_state
-
     where = "the pickled MLflow model"
     check_state(state, where)  # before the store opens: a bad state fails in one line, changing nothing
     settings = Settings()

@@ -12,14 +12,14 @@ from __future__ import annotations
 import mlflow
 from mlflow.pyfunc import PythonModel
 
+from program.assembly.loading import read_state
+from program.assembly.served import rebuild
+
 PROGRAM_ARTIFACT = "program"  # the artifact key of the program's JSON
 
 
 class GatedRAGModel(PythonModel):
     def load_context(self, context) -> None:
-        from program.assembly.loading import read_state
-        from program.assembly.served import rebuild
-
         self.program = rebuild(read_state(context.artifacts[PROGRAM_ARTIFACT]))
 
     def predict(self, context, model_input, params=None):

@@ -6,12 +6,15 @@ takes the same way.
 from __future__ import annotations
 
 import argparse
+import importlib
 import os
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 from program.base.errors import one_line
 from program.base.redaction import install_log_redaction, redact
+from program.base.settings import Settings
 
 INTERRUPTED = 130  # the exit code after Ctrl-C
 
@@ -39,7 +42,7 @@ def run_command(args: argparse.Namespace) -> int:
     log records start being redacted."""
     install_log_redaction()
     try:
-        return args.run(args)
+        return handler(args.run)(args)
     except UsageError as error:
         print(f"error: {redact(one_line(error))}", file=sys.stderr)
         return 2
@@ -53,13 +56,20 @@ def run_command(args: argparse.Namespace) -> int:
         return INTERRUPTED
 
 
+def handler(run: Callable[[argparse.Namespace], int] | str) -> Callable[[argparse.Namespace], int]:
+    """The function a command runs: given as it is, or named "module:function" by its parser and imported
+    only now, so that a command's imports (DSPy, MLflow: seconds) are paid by it alone, never by `--help`."""
+    if callable(run):
+        return run
+    module, name = run.split(":")
+    return getattr(importlib.import_module(module), name)
+
+
 def add_data_dir(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--data-dir", type=Path, help="indexes, web cache, sessions and runs (default: "
                         "$GATEDRAG_DATA_DIR, else .gatedrag)")
 
 
-def settings_from_args(args: argparse.Namespace, **names: str):
-    from program.base.settings import Settings
-
+def settings_from_args(args: argparse.Namespace, **names: str) -> Settings:
     overrides = {field: getattr(args, attr) for field, attr in names.items() if getattr(args, attr, None) is not None}
     return Settings(**overrides)

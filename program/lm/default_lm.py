@@ -13,6 +13,7 @@ import threading
 import dspy
 
 from program.base.settings import Settings
+from program.lm.lm_profiles import build_lm
 
 _lock = threading.Lock()
 _handle = None
@@ -23,8 +24,6 @@ def default_lm(settings: Settings) -> dspy.BaseLM:
     global _handle
     with _lock:
         if _handle is None:
-            from program.lm.lm_profiles import build_lm
-
             _handle = build_lm(settings)
             atexit.register(_handle.close)
         return _handle.lm

@@ -124,6 +124,7 @@ def _declare_llamacpp() -> None:
     same declaration again is a no-op; the base URL here is a placeholder, each LM's
     `api_base` names the real port.
     """
+    # deferred: DSPy's provider registry loads only for the local profile, which declares a model in it
     from dspy.lm15 import (
         AccessPolicy,
         EndpointSupport,

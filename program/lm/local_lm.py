@@ -140,7 +140,7 @@ class LocalServer:
     def __init__(self, model_path: Path, *, n_ctx: int = 4096, threads: int | None = None,
                  cache_ram_mib: int = 2048, verbose: bool = False, ready_timeout_s: float = 120.0):
         try:
-            import xllamacpp
+            import xllamacpp  # deferred: an optional extra ('gatedrag[local]'), absent for API-only users
         except ImportError as err:
             raise ModelNotInstalledError("xllamacpp is not installed; run: pip install 'gatedrag[local]'") from err
         params = _server_params(xllamacpp.CommonParams(), Path(model_path), n_ctx,

@@ -69,10 +69,11 @@ class TavilyWeb:
     """Tavily's search API through the official client, with a disk cache keyed on query and options."""
 
     def __init__(self, settings: Settings):
+        # deferred: only a Tavily key brings the client and its disk cache in
         import diskcache
+        from tavily import TavilyClient
 
         self.label = " ".join(filter(None, ["tavily", settings.web_backend_note and f"({settings.web_backend_note})"]))
-        from tavily import TavilyClient
 
         self._key = settings.tavily_api_key  # kept as SecretStr: only the client and _redact unwrap it
         self._client = TavilyClient(api_key=self._key.get_secret_value() if self._key else None,

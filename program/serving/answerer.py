@@ -26,15 +26,16 @@ from typing import Annotated
 import dspy
 from pydantic import Field, StringConstraints, field_validator
 
+from program.assembly.factory import build_program
 from program.base.redaction import redact
 from program.base.settings import MAX_QUESTION_CHARS, Settings
 from program.contract.answer_response import AnswerResponse, respond
 from program.contract.result import Result, Step, Trace
 from program.gate import adaptive_cut
 from program.hints import Hints
-from program.lm.lm_profiles import json_adapter
+from program.lm.lm_profiles import build_lm, json_adapter
 from program.loop import NO_ANSWER, GatedRAG
-from program.retrieval.store import check_name
+from program.retrieval.store import CollectionMissingError, check_name
 from program.sessions.conversation import SESSION_ID
 
 log = logging.getLogger(__name__)
@@ -87,15 +88,11 @@ class Engine:
 def load_program(settings: Settings, program_path: Path | None = None) -> GatedRAG:
     """The loop over the settings' index and web backend; a compiled one from `program_path`.
     Fast (no LM), so a caller can check the index and the program before serving."""
-    from program.assembly.factory import build_program
-
     return build_program(settings, program_path=program_path)
 
 
 def start_lm(rag: GatedRAG, settings: Settings, cache: bool = True) -> Engine:
     """`cache`: DSPy's response cache (off to measure real LM time)."""
-    from program.lm.lm_profiles import build_lm
-
     handle = build_lm(settings, cache=cache)
     return Engine(rag, handle.lm, description=handle.description, close=handle.close)
 
@@ -170,9 +167,6 @@ class Answerer:
         once per collection, with that collection's own web (never another domain's)."""
         if not collection or collection == self.settings.collection:
             return engine.rag
-        from program.assembly.factory import build_program
-        from program.retrieval.store import CollectionMissingError
-
         with self._loading:
             if collection not in self._others:
                 settings = self.settings.model_copy(update={"collection": collection, "web_collection": None})

@@ -113,7 +113,7 @@ def create_app(answerer: Answerer, settings: Settings, store_check: Callable[[],
 
 def serve(settings: Settings, program_path: Path | None = None) -> None:
     """Run the service with uvicorn until interrupted."""
-    import uvicorn
+    import uvicorn  # deferred: only `serve` runs a server; the app alone (tests, other hosts) does not need it
 
     rag = load_program(settings, program_path)  # a missing index or bad program fails here, before binding
     if settings.api_token is None and not is_loopback(settings.serve_host):

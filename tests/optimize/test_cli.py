@@ -6,8 +6,7 @@ import pytest
 
 import program.lm.lm_profiles
 from optimize.cli import main
-from optimize.eval import examples as splits
-from optimize.eval import systems
+from optimize.eval import command as eval_command
 from optimize.eval.records import RecordLog
 from tests.conftest import scripted_lm
 from tests.optimize.conftest import GOLD, FakeHandle, FakeProgram, examples
@@ -54,7 +53,7 @@ def test_eval_then_compare_from_the_command_line(capsys, monkeypatch, settings, 
         made.append({n: FakeProgram(answers={GOLD["q1"][0]: "nobody"} if n == "single_pass" else None) for n in names})
         return made[-1]
 
-    monkeypatch.setattr(systems, "build_systems", fake_systems)
+    monkeypatch.setattr(eval_command, "build_systems", fake_systems)
     monkeypatch.setattr(program.lm.lm_profiles, "build_lm", lambda settings, cache: FakeHandle(scripted_lm()))
     argv = ["eval", "--split", "smoke", "--limit", "3", "--no-progress", "--data-dir", str(settings.data_dir)]
     assert main(argv) == 0
@@ -79,8 +78,8 @@ def fake_eval(monkeypatch, gold_program, read) -> list:
         seen.append(read(settings))
         return {"gated": gold_program}
 
-    monkeypatch.setattr(systems, "build_systems", fake_systems)
-    monkeypatch.setattr(splits, "load_examples", lambda settings, ref, split, limit: examples())
+    monkeypatch.setattr(eval_command, "build_systems", fake_systems)
+    monkeypatch.setattr(eval_command, "load_examples", lambda settings, ref, split, limit: examples())
     monkeypatch.setattr(program.lm.lm_profiles, "build_lm", lambda settings, cache: FakeHandle(scripted_lm()))
     return seen
 
@@ -109,7 +108,7 @@ def test_eval_on_a_users_jsonl_file(capsys, monkeypatch, settings, tmp_path):
             {"id": "t", "question": "never asked", "answer": "x", "split": "test"}]
     path = tmp_path / "my.jsonl"
     path.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
-    monkeypatch.setattr(systems, "build_systems", lambda settings, names, program_path: {"gated": FakeProgram()})
+    monkeypatch.setattr(eval_command, "build_systems", lambda settings, names, program_path: {"gated": FakeProgram()})
     monkeypatch.setattr(program.lm.lm_profiles, "build_lm", lambda settings, cache: FakeHandle(scripted_lm()))
     argv = ["eval", "--dataset", str(path), "--split", "dev", "--systems", "gated", "--no-progress",
             "--data-dir", str(settings.data_dir)]

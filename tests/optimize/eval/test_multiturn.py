@@ -6,8 +6,8 @@ from types import SimpleNamespace
 
 import pytest
 
-import program.assembly.factory
 import program.lm.lm_profiles
+from optimize.eval import multiturn
 from optimize.eval.multiturn import main, summarize
 from program.loop import GatedRAG
 from tests.conftest import FakeSearch, passage
@@ -22,7 +22,7 @@ PAGES = [passage("Shirley Temple", "Shirley Temple was named Chief of Protocol o
 def scripted(monkeypatch):
     lm = signature_lm(answer={"short_answer": "Chief of Protocol", "answer": "Chief of Protocol [1]."},
                       standalone={"standalone_question": STANDALONE})
-    monkeypatch.setattr(program.assembly.factory, "build_program", lambda *_, **__: GatedRAG(FakeSearch(PAGES)))
+    monkeypatch.setattr(multiturn, "build_program", lambda *_, **__: GatedRAG(FakeSearch(PAGES)))
     handle = SimpleNamespace(lm=lm, description="scripted")
     monkeypatch.setattr(program.lm.lm_profiles, "build_lm", lambda *_, **__: contextlib.nullcontext(handle))
     return lm

@@ -1,5 +1,7 @@
 """MLflow logging to a local SQLite store: params without secrets, per-system metrics, artifacts, status."""
 
+import os
+
 import pytest
 from mlflow import MlflowClient
 
@@ -68,6 +70,14 @@ def test_artifacts_of_the_local_store_stay_in_the_data_dir(settings, tmp_path):
     with tracked_run(settings, tmp_path, PARAMS):
         pass
     assert run_of(settings, tmp_path)[1].info.artifact_uri.startswith((settings.data_dir / "mlartifacts").resolve().as_uri())
+
+
+def test_a_run_leaves_no_mlflow_tracking_uri_for_later_settings_to_take_as_the_users(settings, tmp_path, monkeypatch):
+    monkeypatch.delenv("MLFLOW_TRACKING_URI", raising=False)
+    with tracked_run(settings, tmp_path, PARAMS):
+        pass
+    # else a later Settings() reads it as the user's own store, whose artifacts MLflow puts in ./mlruns
+    assert "MLFLOW_TRACKING_URI" not in os.environ and Settings(_env_file=None).mlflow_tracking_uri is None
 
 
 def test_abstention_web_use_gate_rules_and_calibration_are_logged_per_system(settings, tmp_path):

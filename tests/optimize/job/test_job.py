@@ -10,7 +10,8 @@ from mlflow import MlflowClient
 from optimize.eval.example_schema import make_example
 from optimize.eval.examples import JobSets
 from optimize.eval.tracking import RUN_ID_FILE, tracked_run, tracking_uri
-from optimize.job import prompt_optimizers
+from optimize.job import command as job_command
+from optimize.job import job as job_module
 from optimize.job.budget import SpendingGuard
 from optimize.job.config import load_config
 from optimize.job.job import COMPARISON, DECISIONS, PROGRAM, Decisions, Job, JobState
@@ -83,7 +84,7 @@ def test_a_better_candidate_ships_and_the_report_pairs_it_with_the_uncompiled_pr
     """The uncompiled program misses a page the candidate finds: the candidate ships, and the report
     compares the two on the report questions with paired intervals."""
     better = GatedRAG(FakeSearch(DOCS))
-    monkeypatch.setattr(prompt_optimizers, "labelled_candidates", lambda program, train, config: {"demos-1": better})
+    monkeypatch.setattr(job_module, "labelled_candidates", lambda program, train, config: {"demos-1": better})
     folder, outcome, _ = run_job(tmp_path, DummyLM(KEYED), uncompiled=GatedRAG(FakeSearch(DOCS[:1])))
     assert outcome.decisions.prompts.ships and outcome.decisions.prompts_system == "demos-1"
     assert [s.system for s in outcome.summary.systems] == ["baseline", "compiled"]
@@ -107,7 +108,7 @@ def test_a_candidate_worse_on_the_select_questions_is_not_shipped(tmp_path, monk
     """The demo set's program finds nothing, so it scores below the uncompiled one: the job keeps
     the uncompiled prompts and says why in one line."""
     worse = GatedRAG(FakeSearch([]))
-    monkeypatch.setattr(prompt_optimizers, "labelled_candidates", lambda program, train, config: {"demos-1": worse})
+    monkeypatch.setattr(job_module, "labelled_candidates", lambda program, train, config: {"demos-1": worse})
     folder, outcome, _ = run_job(tmp_path, DummyLM(KEYED))
     line = outcome.decisions.prompts.line
     assert not outcome.decisions.prompts.ships and outcome.decisions.prompts_system == "uncompiled"
@@ -121,7 +122,6 @@ def test_a_candidate_worse_on_the_select_questions_is_not_shipped(tmp_path, monk
 
 def test_python_m_optimize_dataset_file_trains_and_validates_on_the_file(tmp_path, monkeypatch, capsys):
     """`python -m optimize --dataset FILE`: train rows compile, dev rows validate, test rows are never run."""
-    import program.assembly.factory
     import program.lm.lm_profiles
     from optimize.cli import main
     from tests.optimize.conftest import FakeHandle
@@ -132,7 +132,7 @@ def test_python_m_optimize_dataset_file_trains_and_validates_on_the_file(tmp_pat
     path = tmp_path / "mine.jsonl"
     path.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
     lm = DummyLM(KEYED)
-    monkeypatch.setattr(program.assembly.factory, "build_program", lambda settings: GatedRAG(FakeSearch(DOCS)))
+    monkeypatch.setattr(job_command, "build_program", lambda settings: GatedRAG(FakeSearch(DOCS)))
     monkeypatch.setattr(program.lm.lm_profiles, "build_lm", lambda settings, cache: FakeHandle(lm))
     data = tmp_path / "data"
     monkeypatch.setenv("MLFLOW_TRACKING_URI", "")

@@ -7,7 +7,6 @@ import pytest
 from dspy.utils import DummyLM
 from mlflow.pyfunc.scoring_server import infer_and_parse_data
 
-import program.assembly.factory
 import program.assembly.served
 from optimize.job.mlflow_model import log_program_model
 from program.base.settings import Settings
@@ -29,10 +28,17 @@ def no_active_model_after():
     mlflow.clear_active_model()
 
 
+@pytest.fixture(autouse=True)
+def no_tracking_uri_after(monkeypatch):
+    # subtle: mlflow.set_tracking_uri exports MLFLOW_TRACKING_URI, which later tests' Settings would read
+    monkeypatch.setenv("MLFLOW_TRACKING_URI", "")
+    monkeypatch.delenv("MLFLOW_TRACKING_URI")
+
+
 def test_logged_program_loads_with_its_prompts_and_thresholds(tmp_path, monkeypatch):
     monkeypatch.setenv("OPENAI_API_KEY", "sk-secret-do-not-log")
     # the loading process rebuilds search and web from its settings; here, a fake index
-    monkeypatch.setattr(program.assembly.factory, "build_program",
+    monkeypatch.setattr(program.assembly.served, "build_program",
                         lambda settings, program_class=GatedRAG, **_: program_class(FakeSearch(DOCS)))
     uri = f"sqlite:///{tmp_path / 'mlflow.db'}"
     client = mlflow.MlflowClient(uri)
@@ -60,7 +66,7 @@ def test_logged_program_loads_with_its_prompts_and_thresholds(tmp_path, monkeypa
 
 
 def test_a_model_logged_as_a_pickle_before_still_loads(tmp_path, monkeypatch):
-    monkeypatch.setattr(program.assembly.factory, "build_program",
+    monkeypatch.setattr(program.assembly.served, "build_program",
                         lambda settings, program_class=GatedRAG, **_: program_class(FakeSearch(DOCS)))
     mlflow.set_tracking_uri(f"sqlite:///{tmp_path / 'mlflow.db'}")
     experiment = mlflow.create_experiment("old", artifact_location=(tmp_path / "artifacts").as_uri())
