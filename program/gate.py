@@ -138,7 +138,7 @@ def _breadth(s: Signals, p: Progress, b: Budget, t: Thresholds) -> Decision | No
         rule, why = "off_topic_to_links", f"the best passage is only {s.best:.2f} similar"
     elif not covered(s, t):
         rule, why = "gap_to_links", f"the evidence misses {_names(s.missing_entities or s.missing_terms or uncovered(s, t))}"
-    elif s.cliff >= t.cliff_to_answer and s.redundancy < t.breadth_redundancy:
+    elif s.cliff >= t.cliff_to_answer and redundancy(s, t) < t.breadth_redundancy:
         rule, why = "lone_source", f"one clear source (cliff {s.cliff:.2f}) that nothing corroborates"
     elif s.best >= t.coverage_similarity and s.saturation < t.breadth_fill:
         rule, why = "thin_evidence", f"good scores (best {s.best:.2f}) over evidence filling {s.saturation:.0%} of its budget"
@@ -223,6 +223,13 @@ def plateau(s: Signals, t: Thresholds) -> bool:
     return s.spread <= t.plateau_spread and s.best < t.plateau_best
 
 
+def redundancy(s: Signals, t: Thresholds) -> float:
+    """The share of pool passages with a near-duplicate (cosine at or above `redundancy_cosine`) before them."""
+    if len(s.echoes) < 2:
+        return 0.0
+    return sum(e >= t.redundancy_cosine for e in s.echoes) / len(s.echoes)
+
+
 def below_coverage(best_by_query: dict[str, float | None], floor: float) -> list[str]:
     """The measured queries whose best passage is less similar than `floor` (`coverage_similarity`):
     the one definition the gate and the agent metadata both use."""
@@ -263,6 +270,16 @@ def judged_confidence(sufficient: bool, confidence: float) -> float:
     """The confidence an answer keeps from the judge: never above an even chance when the judge
     itself found the evidence insufficient."""
     return confidence if sufficient else min(confidence, INSUFFICIENT_CAP)
+
+
+def grade_retrieval(covered: float, has_evidence: bool, cites_web: bool) -> Literal["high", "medium", "low", "none"]:
+    """How well retrieval served the question, from the share of doc queries it covered: high, all of
+    them; medium, at least half; low, some; none, no query or no evidence. A web passage the answer
+    cites lifts low or none to medium."""
+    if not has_evidence:
+        return "none"
+    quality = "high" if covered == 1 else "medium" if covered >= 0.5 else "low" if covered > 0 else "none"
+    return "medium" if quality in ("low", "none") and cites_web else quality
 
 
 def needs_fallback(ended: str, quality: str, cited: bool) -> bool:

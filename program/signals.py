@@ -6,7 +6,7 @@
   has a page on, which named entities the evidence mentions,
   and which of the question's own terms it never uses (a bridge question's second hop: "where is
   the company X worked for *headquartered*?" when only X's page was found);
-- redundancy: the share of pool passages that are near-duplicates of another;
+- echoes: how near each pool passage comes to an earlier one (the gate counts the near-duplicates);
 - saturation: how full the evidence budget is;
 - gain: the coverage the last round added (diminishing returns).
 
@@ -56,7 +56,7 @@ class Signals:
     spread: float  # the question's best similarity minus its k-th best; 1.0 with fewer than two
     min_coverage: float  # the lowest best similarity over the sub-queries
     entity_coverage: float  # share of the named entities the evidence mentions
-    redundancy: float
+    echoes: tuple[float, ...]  # each pool passage's highest cosine with an earlier one; -1.0 for the first
     saturation: float
     gain: float  # coverage added by the last round; 1.0 after the first retrieval
     term_coverage: float = 1.0  # share of the question's own terms the evidence uses
@@ -233,14 +233,14 @@ def fits_question(short_answer: str, question: str) -> bool:
     return not _COUNTING.search(question) or bool(_NUMBER.search(short_answer))
 
 
-def redundancy(vectors: list[list[float]], cosine: float) -> float:
-    """Share of the vectors with a near-duplicate (cosine at or above `cosine`) earlier in the list."""
-    if len(vectors) < 2:
-        return 0.0
+def echoes(vectors: list[list[float]]) -> tuple[float, ...]:
+    """Each vector's highest cosine with an earlier one in the list; -1.0 for the first, which has none."""
+    if not vectors:
+        return ()
     unit = np.asarray(vectors, dtype=np.float32)
     unit /= np.maximum(np.linalg.norm(unit, axis=1, keepdims=True), 1e-9)
-    similar = np.tril(unit @ unit.T, k=-1) >= cosine
-    return float(similar.any(axis=1).mean())
+    cosines = unit @ unit.T
+    return (-1.0, *(float(cosines[i, :i].max()) for i in range(1, len(unit))))
 
 
 def measure(ranked: dict[str, list[float]], question: str, entities: list[str], pool: list[Passage],
@@ -271,7 +271,7 @@ def measure(ranked: dict[str, list[float]], question: str, entities: list[str], 
         entity_coverage=1.0 - len(missing) / len(entities) if entities else 1.0,
         term_coverage=1.0 - len(unused) / len(wanted) if wanted else 1.0, missing_terms=unused,
         bridges=bridges, unmet_bridges=unmet,
-        redundancy=redundancy([p.vector for p in pool if p.vector], t.redundancy_cosine),
+        echoes=echoes([p.vector for p in pool if p.vector]),
         saturation=tokens / t.evidence_tokens, gain=1.0,
         sub_queries=sub_queries, unsourced=tuple(q for q, _ in sub_queries if _unsourced(q, pool, question)),
         missing_entities=missing, strong_neighbours=strong_neighbours, named=len(entities),

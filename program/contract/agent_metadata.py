@@ -16,7 +16,12 @@ from pydantic import BaseModel, Field
 
 from program.contract.result import Result
 from program.evidence import terms
-from program.gate import below_coverage, capped_confidence, needs_fallback
+from program.gate import (
+    below_coverage,
+    capped_confidence,
+    grade_retrieval,
+    needs_fallback,
+)
 from program.provenance import web_sourced
 from program.signals import measured_queries
 
@@ -64,15 +69,9 @@ def describe(result: Result, web_configured: bool) -> AgentMetadata:
 
 
 def retrieval_quality(result: Result) -> Quality:
-    """high: every doc query covered; medium: at least half; low: some; none: no query covered
-    or no evidence. A web passage the answer cites lifts low or none to medium."""
-    if not result.evidence:
-        return "none"
-    share = covered_share(result)
-    quality: Quality = "high" if share == 1 else "medium" if share >= 0.5 else "low" if share > 0 else "none"
-    if quality in ("low", "none") and any(c.source == "web" for c in result.citations):
-        return "medium"
-    return quality
+    """The gate's grade of the result's retrieval (`program.gate.grade_retrieval`)."""
+    cites_web = any(c.source == "web" for c in result.citations)
+    return grade_retrieval(covered_share(result) if result.evidence else 0.0, bool(result.evidence), cites_web)
 
 
 def covered_share(result: Result) -> float:

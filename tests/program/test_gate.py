@@ -14,6 +14,7 @@ from program.gate import (
     budget_left,
     decide,
     decide_acceptance,
+    grade_retrieval,
     keep_repair,
     plateau,
     spend,
@@ -30,7 +31,7 @@ NO_WEB = Budget(iterations=3, judge_calls=1, doc_queries=2, web_searches=0)
 
 def signals(uncovered: tuple[str, ...] = (), pageless_gaps: tuple[str, ...] = (), **changes) -> Signals:
     """Hand-built signals; `uncovered` sub-queries measure 0.0, `pageless_gaps` have no page."""
-    base = dict(best=0.7, cliff=0.3, spread=1.0, min_coverage=0.7, entity_coverage=1.0, redundancy=0.0,
+    base = dict(best=0.7, cliff=0.3, spread=1.0, min_coverage=0.7, entity_coverage=1.0, echoes=(),
                 saturation=0.5, gain=1.0, sub_queries=tuple((q, 0.0) for q in uncovered), unsourced=pageless_gaps)
     return Signals(**(base | changes))
 
@@ -385,7 +386,7 @@ def test_breadth_stops_on_diminishing_returns_its_budget_or_corroborated_full_ev
     assert decide(signals(gain=0.01), Progress(breadth_rounds=1, expansions=1), SEEDED, T).action != "expand_breadth"
     assert decide(signals(), Progress(), replace(SEEDED, pages=0), T).action != "expand_breadth"
     assert decide(signals(), Progress(), FULL, T).action != "expand_breadth"  # no seed URL: no breadth budget
-    corroborated = signals(cliff=0.05, redundancy=0.5, saturation=0.8)
+    corroborated = signals(cliff=0.05, echoes=(-1.0, 0.99), saturation=0.8)  # one of two a near-duplicate
     assert decide(corroborated, Progress(), SEEDED, T).action != "expand_breadth"
     assert decide(signals(), Progress(), replace(SEEDED, pages=3), T).pages == 3  # never past the pages left
 
@@ -397,3 +398,10 @@ def test_breadth_budgets_count_rounds_and_pages_only_with_a_seed():
     assert budget_left(T, used, False, None).pages == 0
     assert spend(Resources(), "expand_breadth").model_dump(include={"breadth_rounds", "iterations"}) == \
         {"breadth_rounds": 1, "iterations": 1}
+
+
+@pytest.mark.parametrize("covered, evidence, web, grade", [
+    (1.0, True, False, "high"), (0.5, True, False, "medium"), (0.2, True, False, "low"), (0.0, True, False, "none"),
+    (0.0, True, True, "medium"), (1.0, False, True, "none")])
+def test_retrieval_is_graded_by_the_share_of_queries_covered_and_a_cited_web_page_lifts_it(covered, evidence, web, grade):
+    assert grade_retrieval(covered, evidence, web) == grade

@@ -1,17 +1,26 @@
 """The retrieval signals on hand-built score lists, vectors and pools."""
 
+from dataclasses import replace
+
 import pytest
 
-from program.gate import adaptive_cut, covered, pageless_gaps, plateau, uncovered
+from program.gate import (
+    adaptive_cut,
+    covered,
+    pageless_gaps,
+    plateau,
+    redundancy,
+    uncovered,
+)
 from program.signals import (
     answer_support,
     bridge_entities,
+    echoes,
     fits_question,
     has_page,
     measure,
     mentions,
     question_terms,
-    redundancy,
     score_cliff,
     titled_after,
     top_spread,
@@ -77,9 +86,11 @@ def test_mentions_matches_the_name_or_all_its_words():
     assert not mentions("Ed Wood", "Scott Derrickson is an American director.")
 
 
-def test_redundancy_counts_near_duplicates():
-    assert redundancy([[1, 0], [1, 0.01], [0, 1]], 0.95) == pytest.approx(1 / 3)
-    assert redundancy([[1, 0], [0, 1]], 0.95) == 0.0
+def test_echoes_are_each_vectors_nearest_earlier_one_and_the_gate_counts_the_near_duplicates():
+    near = echoes([[1, 0], [1, 0.01], [0, 1]])
+    assert near[0] == -1.0 and near[1] == pytest.approx(1.0, abs=1e-3) and near[2] == pytest.approx(0.01, abs=1e-3)
+    assert redundancy(replace(measure({"Q?": [0.5]}, "Q?", [], [], T), echoes=near), T) == pytest.approx(1 / 3)
+    assert redundancy(replace(measure({"Q?": [0.5]}, "Q?", [], [], T), echoes=echoes([[1, 0], [0, 1]])), T) == 0.0
 
 
 def test_measure_reports_uncovered_sub_queries_and_missing_entities():
