@@ -151,3 +151,16 @@ def test_a_bundled_datasets_eval_searches_its_own_collection_unless_told(capsys,
     assert seen == ["aws_docs", "mine"]
     run_id = capsys.readouterr().err.split("run ")[-1].split(":")[0]
     assert json.loads((settings.data_dir / "runs" / run_id / "config.json").read_text())["collection"] == "mine"
+
+
+def test_every_command_names_a_recipe_that_exists_and_help_imports_none_of_them():
+    import subprocess
+    import sys
+
+    from optimize.cli import parser
+    from program.base.command_line import handler
+
+    commands = parser()._subparsers._group_actions[0].choices
+    assert all(callable(handler(p.get_default("run"))) for p in commands.values())
+    heavy = "import sys; from optimize.cli import parser; parser(); print(sorted({'dspy', 'mlflow'} & set(sys.modules)))"
+    assert subprocess.run([sys.executable, "-c", heavy], capture_output=True, text=True, check=True).stdout.strip() == "[]"
