@@ -20,7 +20,16 @@ def test_a_tie_on_either_keeps_the_uncompiled_component_and_says_why():
     worse_f1 = judge_candidate("prompts", "demos-2", records("d", (0.9, 0.2)), records("u", (0.6, 0.5)))
     assert not tie.ships and not worse_f1.ships
     assert worse_f1.line == ("prompts: keeping the uncompiled prompts; demos-2 did not beat them (composite 0.900 "
-                             "against 0.600, F1 0.200 against 0.500 on 1 select questions)")
+                             "against 0.600, paired gain +0.300 [+0.300, +0.300], F1 0.200 against 0.500 on 1 select "
+                             "questions)")
+
+
+def test_a_mean_gain_its_paired_interval_does_not_hold_keeps_the_uncompiled_component():
+    """Higher on average, with F1 too, but one question in five went the other way by much more."""
+    noisy = judge_candidate("thresholds", "the searched thresholds",
+                            records("t", (0.9, 0.9), (0.9, 0.9), (0.9, 0.9), (0.9, 0.9), (0.1, 0.1)),
+                            records("u", (0.7, 0.7), (0.7, 0.7), (0.7, 0.7), (0.7, 0.7), (0.8, 0.8)))
+    assert not noisy.ships and "paired gain +0.020 [" in noisy.line
 
 
 def test_only_shared_questions_count_and_the_best_candidate_is_by_composite():
