@@ -272,13 +272,13 @@ def judged_confidence(sufficient: bool, confidence: float) -> float:
     return confidence if sufficient else min(confidence, INSUFFICIENT_CAP)
 
 
-def grade_retrieval(covered: float, has_evidence: bool, cites_web: bool) -> Literal["high", "medium", "low", "none"]:
+def grade_retrieval(share: float, has_evidence: bool, cites_web: bool) -> Literal["high", "medium", "low", "none"]:
     """How well retrieval served the question, from the share of doc queries it covered: high, all of
     them; medium, at least half; low, some; none, no query or no evidence. A web passage the answer
     cites lifts low or none to medium."""
     if not has_evidence:
         return "none"
-    quality = "high" if covered == 1 else "medium" if covered >= 0.5 else "low" if covered > 0 else "none"
+    quality = "high" if share == 1 else "medium" if share >= 0.5 else "low" if share > 0 else "none"
     return "medium" if quality in ("low", "none") and cites_web else quality
 
 
