@@ -21,11 +21,11 @@ from collections import Counter
 _CITATION = re.compile(r"\s*\[\d+(?:\s*,\s*\d+)*\]")
 _ARTICLES = re.compile(r"\b(a|an|the)\b")
 _SPECIAL = ("yes", "no", "noanswer")
+_NO_PUNCTUATION = str.maketrans("", "", string.punctuation)
 
 
 def normalize_answer(text: str) -> str:
-    text = "".join(ch for ch in text.lower() if ch not in set(string.punctuation))
-    return " ".join(_ARTICLES.sub(" ", text).split())
+    return " ".join(_ARTICLES.sub(" ", text.lower().translate(_NO_PUNCTUATION)).split())
 
 
 def answer_text(pred) -> str:

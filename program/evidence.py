@@ -51,9 +51,16 @@ def split_sentences(text: str) -> list[str]:
     return sentences
 
 
-def trim_to_sentences(text: str, focus: set[str], max_tokens: int) -> str:
+def trim_to_sentences(text: str, focus: set[str] | frozenset[str], max_tokens: int) -> str:
     """Keep the first sentence (it names the subject) and the sentences sharing most terms
     with the focus, in their original order, within `max_tokens`."""
+    return _trim(text, frozenset(focus), max_tokens)
+
+
+# subtle: cached because every draft, refine and judge of a round, and every threshold trial
+# replayed, trims the same passages to the same focus
+@functools.lru_cache(maxsize=16384)
+def _trim(text: str, focus: frozenset[str], max_tokens: int) -> str:
     sentences = split_sentences(text)
     ranked = [0] + sorted(range(1, len(sentences)), key=lambda i: -len(terms(sentences[i]) & focus))
     kept, used = set(), 0
@@ -147,11 +154,11 @@ def mmr_order(passages: list[Passage], indices: list[int], relevance_weight: flo
 
 def _unit_vectors(passages: list[Passage]) -> np.ndarray | None:
     """The passages' vectors scaled to length 1 (a passage without one: zeros, similar to nothing)."""
-    if all(p.vector is None for p in passages):
+    units = [p.unit for p in passages]
+    size = next((len(u) for u in units if u is not None), 0)
+    if not size:
         return None
-    size = len(next(p.vector for p in passages if p.vector is not None))
-    m = np.array([p.vector if p.vector is not None else [0.0] * size for p in passages], dtype=float)
-    return m / np.maximum(np.linalg.norm(m, axis=1, keepdims=True), 1e-9)
+    return np.stack([u if u is not None else np.zeros(size, dtype=np.float32) for u in units])
 
 
 def format_evidence(shown: list[Shown]) -> str:

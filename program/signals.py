@@ -17,10 +17,12 @@ from __future__ import annotations
 
 import functools
 import re
+import threading
 import unicodedata
-from dataclasses import asdict, dataclass, replace
+from dataclasses import dataclass, fields, replace
 from pathlib import PurePosixPath
 
+import cachetools
 import numpy as np
 from py_rust_stemmers import SnowballStemmer
 
@@ -79,8 +81,8 @@ class Signals:
 
     def as_trace(self) -> dict[str, float]:
         """The numeric signals, rounded, for a trace step."""
-        numbers = {k: v for k, v in asdict(self).items() if isinstance(v, (int, float))}
-        return {k: round(float(v), 3) for k, v in numbers.items()}
+        numbers = {f.name: getattr(self, f.name) for f in fields(self)}
+        return {k: round(float(v), 3) for k, v in numbers.items() if isinstance(v, (int, float))}
 
 
 def measured_queries(best_by_query: dict[str, float | None]) -> dict[str, float]:
@@ -253,30 +255,66 @@ def measure(ranked: dict[str, list[float]], question: str, entities: list[str], 
     its low similarity says nothing about coverage."""
     own = ranked.get(question, [])
     best_by_query = {q: max(s, default=-1.0) for q, s in ranked.items()}
-    text = " ".join(f"{p.title} {p.text}" for p in pool)
-    missing = tuple(e for e in entities if not mentions(e, text))
-    wanted = question_terms(question, entities)
-    bridges = bridge_entities(question, entities, pool)
-    unmet = tuple(b for b in bridges if not has_page(b, pool))
-    # once the web has had its say on the hop, its pages count like any other
-    hop_open = bridges and unmet == bridges and not searched_web
-    unused = unused_terms(wanted, _term_scope(entities, pool, text) if hop_open else text)
-    compared = compared_names(question)
     sub_queries = tuple((q, best) for q, best in measured_queries(best_by_query).items()
                         if q != question and q not in searched_web)
-    tokens = sum(approx_tokens(p.text) for p in pool)
+    read = read_pool(question, tuple(entities), tuple(pool), frozenset(searched_web), tuple(q for q, _ in sub_queries))
     signals = Signals(
         best=max(own, default=-1.0), cliff=score_cliff(own[: t.candidates_k])[0], spread=top_spread(own, t.top_k),
         min_coverage=min(best_by_query.values(), default=-1.0),
-        entity_coverage=1.0 - len(missing) / len(entities) if entities else 1.0,
-        term_coverage=1.0 - len(unused) / len(wanted) if wanted else 1.0, missing_terms=unused,
-        bridges=bridges, unmet_bridges=unmet,
-        echoes=echoes([p.vector for p in pool if p.vector]),
-        saturation=tokens / t.evidence_tokens, gain=1.0,
-        sub_queries=sub_queries, unsourced=tuple(q for q, _ in sub_queries if _unsourced(q, pool, question)),
-        missing_entities=missing, strong_neighbours=strong_neighbours, named=len(entities),
-        pageless=tuple(e for e in entities if not _has_own_page(e, pool, question)),
-        compared=len(compared), compared_pageless=tuple(e for e in compared if not _has_own_page(e, pool, question)))
+        entity_coverage=1.0 - len(read.missing) / len(entities) if entities else 1.0,
+        term_coverage=1.0 - len(read.unused) / read.wanted if read.wanted else 1.0, missing_terms=read.unused,
+        bridges=read.bridges, unmet_bridges=read.unmet, echoes=echoes([p.unit for p in pool if p.unit is not None]),
+        saturation=read.tokens / t.evidence_tokens, gain=1.0,
+        sub_queries=sub_queries, unsourced=read.unsourced,
+        missing_entities=read.missing, strong_neighbours=strong_neighbours, named=len(entities),
+        pageless=read.pageless, compared=read.compared, compared_pageless=read.compared_pageless)
     if before is None:
         return signals
     return replace(signals, gain=signals.coverage - before.coverage)
+
+
+@dataclass(frozen=True)
+class Reading:
+    """What the pool's text says about the question, thresholds aside."""
+    missing: tuple[str, ...]
+    wanted: int
+    unused: tuple[str, ...]
+    bridges: tuple[str, ...]
+    unmet: tuple[str, ...]
+    tokens: int
+    unsourced: tuple[str, ...]
+    pageless: tuple[str, ...]
+    compared: int
+    compared_pageless: tuple[str, ...]
+
+
+def _pool_key(question: str, entities: tuple[str, ...], pool: tuple[Passage, ...], searched_web: frozenset[str],
+              queries: tuple[str, ...]) -> tuple:
+    # every field of a passage the reading reads (its vector it does not); a string's hash is cached
+    passages = tuple((p.chunk_id, p.title, p.text, p.origin, tuple(p.heading_path)) for p in pool)
+    return question, entities, passages, searched_web, queries
+
+
+# subtle: the threshold replay re-reads the same pools under hundreds of thresholds; reading
+# them is most of a round's work without the LM, and none of it depends on a threshold
+@cachetools.cached(cachetools.LRUCache(maxsize=8192), key=_pool_key, lock=threading.Lock())
+def read_pool(question: str, entities: tuple[str, ...], pool: tuple[Passage, ...], searched_web: frozenset[str],
+              queries: tuple[str, ...]) -> Reading:
+    """The pool read for the question's names and terms; `queries`: the sub-queries measured."""
+    passages = list(pool)
+    text = " ".join(f"{p.title} {p.text}" for p in passages)
+    wanted = question_terms(question, list(entities))
+    bridges = bridge_entities(question, list(entities), passages)
+    unmet = tuple(b for b in bridges if not has_page(b, passages))
+    # once the web has had its say on the hop, its pages count like any other
+    hop_open = bridges and unmet == bridges and not searched_web
+    compared = compared_names(question)
+    return Reading(
+        missing=tuple(e for e in entities if not mentions(e, text)), wanted=len(wanted),
+        unused=unused_terms(wanted, _term_scope(list(entities), passages, text) if hop_open else text),
+        bridges=bridges, unmet=unmet,
+        tokens=sum(approx_tokens(p.text) for p in passages),
+        unsourced=tuple(q for q in queries if _unsourced(q, passages, question)),
+        pageless=tuple(e for e in entities if not _has_own_page(e, passages, question)),
+        compared=len(compared),
+        compared_pageless=tuple(e for e in compared if not _has_own_page(e, passages, question)))

@@ -24,11 +24,12 @@ cache, spending guard).
 
 from __future__ import annotations
 
+import copy
 import shutil
 import statistics
 import sys
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import dspy
@@ -53,14 +54,22 @@ from optimize.eval.summary import RunSummary
 from optimize.eval.tracking import EvalTracking, tracking_uri
 from optimize.job.budget import SpendingGuard
 from optimize.job.config import OptimizeConfig
+from optimize.job.cross_validation import FOLDS, cross_validate
 from optimize.job.keep_rule import Verdict, best, judge_candidate
 from optimize.job.mlflow_model import log_program_model
 from optimize.job.pareto_plot import plot_front
 from optimize.job.prompt_optimizers import compile_prompts, labelled_candidates
-from optimize.job.threshold_search import Point, all_points, search_thresholds
+from optimize.job.threshold_search import (
+    DEEPEST_CUT,
+    Point,
+    all_points,
+    replay_objective,
+    search_thresholds,
+)
 from optimize.replay.recorder import LMRecorder, read_calls
 from optimize.replay.replay_lm import Recording
-from optimize.replay.replay_run import fidelity, replay_at, replay_objective, with_memo
+from optimize.replay.replay_run import fidelity, remembering_searches, replay_at, with_memo
+from optimize.replay.workers import TrialPool
 from program.assembly import loading
 from program.base.settings import Settings
 from program.loop import GatedRAG
@@ -119,6 +128,7 @@ class Job:
     tracking: EvalTracking
     progress: bool = True
     teacher: dspy.LM | None = None  # bootstraps demos and proposes instructions; the configured LM is the student
+    _searched: dict[int, GatedRAG] = field(default_factory=dict, init=False, repr=False)  # see `_remembering`
 
     def run(self, uncompiled: GatedRAG, sets: JobSets) -> Outcome:
         state = JobState.read(self.folder)
@@ -187,19 +197,22 @@ class Job:
             return Thresholds.model_validate_json(path.read_text())
         recorded = self._select_records(decisions.prompts_system)
         recording = Recording.of(read_calls(self._recording(decisions.prompts_system)))
-        memo = with_memo(program)  # the trials and both fidelity checks share what was searched
-        evaluate = replay_objective(memo, select, recording, self._score(), _seconds_per_call(recorded))
+        memo = with_memo(self._remembering(program), DEEPEST_CUT)  # the trials and fidelity checks share it too
         started = time.perf_counter()
-        chosen, front = search_thresholds(program.thresholds, evaluate, self.config, self.folder / "thresholds",
-                                          self.progress)
+        with TrialPool(memo, select, recording, self._score()) as pool:
+            evaluate = replay_objective(pool.replay, _seconds_per_call(recorded))
+            chosen, front = search_thresholds(program.thresholds, evaluate, self.config, self.folder / "thresholds",
+                                              self.progress)
         points = all_points(self.folder / "thresholds")
         point = _trial_of(points, chosen)
         decisions.replay = {"trials": float(len(points)), "questions": float(len(select)),
                             "chosen_trial": float(point.trial), "chosen_quality": round(point.quality, 4),
                             "chosen_latency_s": round(point.latency_s, 2),
-                            "seconds": round(time.perf_counter() - started, 1),
+                            "seconds": round(time.perf_counter() - started, 1), "workers": float(pool.workers),
+                            "asked": float(pool.asked), "asked_s": round(pool.asked_s, 1),
                             "best_gain": round(point.quality - _trial_of(points, program.thresholds).quality, 4),
                             "fidelity_current": self._fidelity(memo, program.thresholds, select, recording, recorded)}
+        decisions.replay |= self._cross_validated(points, program.thresholds)
         decisions.thresholds = self._judge_thresholds(program, memo, chosen, select, recording, recorded, decisions)
         print(decisions.thresholds.line, file=sys.stderr)
         kept = chosen if decisions.thresholds.ships else program.thresholds
@@ -221,18 +234,28 @@ class Job:
         if chosen == program.thresholds:
             return Verdict(component="thresholds", candidate="the current thresholds", ships=False,
                            line="thresholds: the search chose the current thresholds; keeping them")
-        gain, worth = decisions.replay["best_gain"], 0.5 / len(select)
-        if gain < worth:
-            # subtle: a gain under half a question is noise on the select set, and a real run of it
-            # costs as much as the whole search saved; the rule would keep the current thresholds anyway
+        if decisions.replay.get("cv_gain", 1.0) <= 0:
+            # subtle: the pick's gain on the questions that picked it is partly luck; held out, it
+            # is not there, and a real run to confirm it would cost as much as the whole search saved
+            r = decisions.replay
             return Verdict(component="thresholds", candidate="the searched thresholds", ships=False, line=(
-                f"thresholds: keeping the uncompiled thresholds; the best replayed point gained {gain:+.3f} composite "
-                f"over them, under half a question ({worth:.3f}) on {len(select)} select questions"))
+                f"thresholds: keeping the uncompiled thresholds; the best replayed point gained {r['best_gain']:+.3f} "
+                f"composite on the {len(select)} select questions that picked it, but picked on {FOLDS - 1} of "
+                f"{FOLDS} folds, the search gained {r['cv_gain']:+.3f} [{r['cv_low']:+.3f}, {r['cv_high']:+.3f}] "
+                "on the held-out folds"))
         candidate = program.deepcopy()
         candidate.thresholds = chosen
         ran = self._select_run(candidate, "thresholds-chosen", select)
         decisions.replay["fidelity_chosen"] = self._fidelity(memo, chosen, select, recording, ran)
         return judge_candidate("thresholds", "the searched thresholds", ran, recorded)
+
+    def _cross_validated(self, points: list[Point], current: Thresholds) -> dict[str, float]:
+        """The search's held-out gain (see `optimize.job.cross_validation`), if the trials allow it."""
+        gain = cross_validate(points, _trial_of(points, current).trial, self.config.latency_weight,
+                              self.config.latency_budget_s, self.config.seed)
+        if gain is None:
+            return {}
+        return {"cv_gain": round(gain.mean, 4), "cv_low": round(gain.low, 4), "cv_high": round(gain.high, 4)}
 
     def _fidelity(self, memo: GatedRAG, thresholds: Thresholds, select, recording: Recording,
                   real: list[Record]) -> float:
@@ -245,8 +268,18 @@ class Job:
         self.guard.check()
         callbacks = [*dspy.settings.callbacks, LMRecorder(self._recording(system))]
         with dspy.context(lm=dspy.settings.lm.copy(cache=False), callbacks=callbacks):
-            return run_examples(program, select, system, RecordLog(folder / RESULTS), self._score(), 1,
-                                self.config.time_limit_s, self.progress, finished=self.tracking.log_trace)
+            return run_examples(self._remembering(program), select, system, RecordLog(folder / RESULTS),
+                                self._score(), 1, self.config.time_limit_s, self.progress,
+                                finished=self.tracking.log_trace)
+
+    def _remembering(self, program: GatedRAG) -> GatedRAG:
+        """`program` searching through the job's one memo (`remembering_searches`): the select runs
+        fill it, so that the threshold trials, which ask the same queries, do not search them again."""
+        # one memo per search (a candidate could bring its own), held so that its id stays its own
+        searched = self._searched.setdefault(id(program.search), remembering_searches(program, DEEPEST_CUT))
+        shared = copy.copy(program)
+        shared.search, shared.web = searched.search, searched.web
+        return shared
 
     def _select_records(self, system: str) -> list[Record]:
         return [r for r in RecordLog(self.folder / SELECT / RESULTS).read() if r.system == system]

@@ -3,21 +3,25 @@
 Optuna's NSGA-II sampler (seeded) proposes thresholds; `evaluate` scores each proposal on the
 select questions as (mean composite quality, estimated seconds a question). The job evaluates
 by replaying recorded LM calls (`optimize.replay`), so a trial costs no LM call and hundreds
-fit in minutes. The first trial is the current thresholds. The study lives in SQLite in the
-run folder, so a killed search resumes with its finished trials and retries the one cut short
+fit in minutes. The first trial is the current thresholds. The study lives in a journal file in
+the run folder, so a killed search resumes with its finished trials and retries the one cut short
 with the same thresholds. The Pareto front is kept; the operating point is the best of
 `quality - latency_weight * latency` (both scaled to the front's range), or the best quality
-within `latency_budget_s`. This module neither runs the program nor compiles prompts.
+within `latency_budget_s`. Each trial keeps its per-question scores, so that the pick can be
+cross-validated (`optimize.job.cross_validation`). This module neither runs the program nor
+compiles prompts.
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
+import statistics
 from pathlib import Path
-from typing import Callable
+from typing import Callable, NamedTuple
 
 import optuna
+from optuna.storages.journal import JournalFileBackend
 from pydantic import BaseModel
 from tqdm import tqdm
 
@@ -25,7 +29,8 @@ from optimize.job.config import OptimizeConfig
 from program.thresholds import Thresholds
 
 STUDY = "thresholds"
-Evaluate = Callable[[Thresholds], tuple[float, float]]
+JOURNAL = "trials.journal"  # the study, in the run folder's thresholds/
+DEEPEST_CUT = 16  # the most candidates a trial retrieves a query for
 
 
 class Point(BaseModel):
@@ -33,6 +38,18 @@ class Point(BaseModel):
     quality: float
     latency_s: float
     thresholds: Thresholds
+    # each select question's (composite, estimated seconds), in order, for cross-validating the pick
+    questions: list[tuple[float, float]] = []
+
+
+class Scored(NamedTuple):
+    """What `evaluate` returns: a trial's means, and optionally its per-question scores."""
+    quality: float
+    latency_s: float
+    questions: list[tuple[float, float]] = []
+
+
+Evaluate = Callable[[Thresholds], tuple[float, float] | Scored]
 
 
 def space(trial: optuna.Trial, kind: str) -> dict:
@@ -44,7 +61,7 @@ def space(trial: optuna.Trial, kind: str) -> dict:
              "answer_confidence": trial.suggest_float("answer_confidence", 0.5, 0.95, step=0.05),
              "max_web_searches": trial.suggest_int("max_web_searches", 0, 2)}
     if kind == "full":
-        knobs |= {"top_k": trial.suggest_int("top_k", 2, 6), "candidates_k": trial.suggest_int("candidates_k", 6, 16, step=2),
+        knobs |= {"top_k": trial.suggest_int("top_k", 2, 6), "candidates_k": trial.suggest_int("candidates_k", 6, DEEPEST_CUT, step=2),
                   "cut_cliff": trial.suggest_float("cut_cliff", 0.0, 0.35, step=0.05),
                   "score_floor": trial.suggest_float("score_floor", 0.1, 0.4, step=0.05),
                   "entity_coverage": trial.suggest_float("entity_coverage", 0.5, 1.0, step=0.25),
@@ -68,6 +85,17 @@ def space(trial: optuna.Trial, kind: str) -> dict:
     return knobs
 
 
+def replay_objective(replay: Callable[[Thresholds], list], seconds_per_call: float) -> Evaluate:
+    """`evaluate` from a replay (thresholds -> each question's replay, with its `scores`): a trial's
+    mean composite and estimated seconds a question, and each question's; the seconds are the LM
+    calls the replay made times the seconds a call took in the recorded run."""
+    def evaluate(thresholds: Thresholds) -> Scored:
+        questions = [(r.scores.composite, r.scores.lm_calls * seconds_per_call) for r in replay(thresholds)]
+        return Scored(statistics.fmean(q for q, _ in questions), statistics.fmean(s for _, s in questions), questions)
+
+    return evaluate
+
+
 def search_thresholds(current: Thresholds, evaluate: Evaluate, config: OptimizeConfig, folder: Path,
                       progress: bool = True) -> tuple[Thresholds, list[Point]]:
     """The chosen thresholds and the Pareto front, after `config.threshold_trials` trials in all."""
@@ -80,7 +108,9 @@ def search_thresholds(current: Thresholds, evaluate: Evaluate, config: OptimizeC
     def objective(trial: optuna.Trial) -> tuple[float, float]:
         thresholds = current.model_copy(update=space(trial, config.search_space))
         trial.set_user_attr("thresholds", thresholds.model_dump())
-        return evaluate(thresholds)
+        scored = Scored(*evaluate(thresholds))
+        trial.set_user_attr("questions", [list(q) for q in scored.questions])
+        return scored.quality, scored.latency_s
 
     done = sum(t.state == optuna.trial.TrialState.COMPLETE for t in study.trials)
     todo = max(0, config.threshold_trials - done)
@@ -88,6 +118,14 @@ def search_thresholds(current: Thresholds, evaluate: Evaluate, config: OptimizeC
         study.optimize(objective, n_trials=todo, callbacks=[lambda *_: bar.update()])
     front = [_point(t) for t in study.best_trials]
     return choose(front, config.latency_weight, config.latency_budget_s).thresholds, front
+
+
+def pareto_front(points: list[Point]) -> list[Point]:
+    """The points no other point beats on both quality (higher) and latency (lower)."""
+    def beaten(p: Point) -> bool:
+        return any(o.quality >= p.quality and o.latency_s <= p.latency_s
+                   and (o.quality > p.quality or o.latency_s < p.latency_s) for o in points)
+    return [p for p in points if not beaten(p)]
 
 
 def choose(front: list[Point], latency_weight: float, latency_budget_s: float | None = None) -> Point:
@@ -109,9 +147,11 @@ def _study(folder: Path, seed: int) -> optuna.Study:
     optuna.logging.set_verbosity(optuna.logging.WARNING)
     # subtle: NSGA-II rather than TPE: it keeps a population spread along the front, which is
     # what a quality/latency trade-off needs, and it is Optuna's default for two objectives
-    return optuna.create_study(study_name=STUDY, storage=f"sqlite:///{(folder / 'thresholds.db').resolve()}",
-                               load_if_exists=True, directions=["maximize", "minimize"],
-                               sampler=optuna.samplers.NSGAIISampler(seed=seed))
+    # subtle: a journal file rather than SQLite: 200 trials of NSGA-II spent 36 s in SQLite storage
+    # (each trial re-reads the study) and 5 s in a journal, which is replayed in memory
+    storage = optuna.storages.JournalStorage(JournalFileBackend(str(folder / JOURNAL)))
+    return optuna.create_study(study_name=STUDY, storage=storage, load_if_exists=True,
+                               directions=["maximize", "minimize"], sampler=optuna.samplers.NSGAIISampler(seed=seed))
 
 
 def _retry_unfinished(study: optuna.Study) -> None:
@@ -132,4 +172,5 @@ def _digest(params: dict) -> str:
 
 def _point(trial: optuna.trial.FrozenTrial) -> Point:
     return Point(trial=trial.number, quality=trial.values[0], latency_s=trial.values[1],
-                 thresholds=Thresholds.model_validate(trial.user_attrs["thresholds"]))
+                 thresholds=Thresholds.model_validate(trial.user_attrs["thresholds"]),
+                 questions=[tuple(q) for q in trial.user_attrs.get("questions", [])])

@@ -13,11 +13,13 @@ rather than assuming it.
 
 from __future__ import annotations
 
+import copy
 import hashlib
 import json
 import re
 from collections import defaultdict
 from dataclasses import dataclass, field
+from typing import NamedTuple
 
 import dspy
 from dspy.clients.engines.dummy_engine import AsyncDummyEngine, DummyEngine
@@ -32,11 +34,19 @@ _PASSAGE = re.compile(r"^\[(\d+)\] [^«\n]*«([^:\n]{1,300}):", re.M)  # an evid
 _CITE = re.compile(r"\[(\d+)\]")
 
 
+class Reply(NamedTuple):
+    how: str  # exact, closest or missing
+    output: str
+    prompt_tokens: int
+    completion_tokens: int
+
+
 @dataclass
 class Recording:
     """The recorded calls, indexed for exact and closest look-ups."""
     exact: dict[str, Call] = field(default_factory=dict)
     by_question: dict[tuple[str, str], list[tuple[frozenset[str], Call]]] = field(default_factory=lambda: defaultdict(list))
+    answers: dict[str, Reply] = field(default_factory=dict)  # each prompt's key to its reply, once found
 
     @classmethod
     def of(cls, calls: list[Call]) -> Recording:
@@ -45,6 +55,17 @@ class Recording:
             recording.exact.setdefault(_key(call.messages), call)
             recording.by_question[_asked(call.messages)].append((terms(_last_user(call.messages)), call))
         return recording
+
+    def answer(self, messages: list[dict]) -> Reply:
+        """What the replay answers `messages`, found once per distinct prompt: a trial asks most
+        prompts another trial asked already."""
+        key = _key(messages)
+        if key not in self.answers:
+            call, how = self.reply(messages)
+            prompt = call.prompt_tokens if how == "exact" else sum(approx_tokens(m["content"]) for m in messages)
+            output = "" if call is None else call.output if how == "exact" else renumbered(call, messages)
+            self.answers[key] = Reply(how, output, prompt, call.completion_tokens if call is not None else 0)
+        return self.answers[key]
 
     def reply(self, messages: list[dict]) -> tuple[Call | None, str]:
         """The call to replay and how it was found: `exact`, `closest` or `missing`."""
@@ -58,6 +79,25 @@ class Recording:
         return call, "closest"
 
 
+_SYSTEM_MESSAGES: dict[tuple[type, type], str] = {}  # (adapter class, signature) -> its system message
+
+
+def remembering(adapter) -> object:
+    """A shallow copy of `adapter` that builds each signature's system message once, for every
+    replay in the process: a replay formats the same few predictors' prompts thousands of times,
+    and the system message, which depends on the adapter and the signature only, was most of it."""
+    remembered, build = copy.copy(adapter), adapter.format_system_message
+
+    def format_system_message(signature) -> str:
+        key = (type(adapter), signature)
+        if key not in _SYSTEM_MESSAGES:
+            _SYSTEM_MESSAGES[key] = build(signature)
+        return _SYSTEM_MESSAGES[key]
+
+    remembered.format_system_message = format_system_message
+    return remembered
+
+
 class ReplayLM(DummyLM):
     def __init__(self, recording: Recording):
         super().__init__([], adapter=dspy.JSONAdapter())
@@ -69,14 +109,12 @@ class ReplayLM(DummyLM):
 
 class _ReplayEngine(DummyEngine):
     def _complete_messages(self, messages):
-        call, how = self.owner.recording.reply(messages)
-        self.owner.found[how] += 1
-        prompt = call.prompt_tokens if how == "exact" else sum(approx_tokens(m["content"]) for m in messages)
-        completion = call.completion_tokens if call is not None else 0
-        output = "" if call is None else call.output if how == "exact" else renumbered(call, messages)
-        return Response(id=None, model="replay", message=Message.assistant([TextPart(output)]),
-                        finish_reason="stop",
-                        usage=Usage(input_tokens=prompt, output_tokens=completion, total_tokens=prompt + completion))
+        reply = self.owner.recording.answer(messages)
+        self.owner.found[reply.how] += 1
+        return Response(id=None, model="replay", message=Message.assistant([TextPart(reply.output)]),
+                        finish_reason="stop", usage=Usage(input_tokens=reply.prompt_tokens,
+                                                          output_tokens=reply.completion_tokens,
+                                                          total_tokens=reply.prompt_tokens + reply.completion_tokens))
 
 
 def renumbered(call: Call, messages: list[dict]) -> str:

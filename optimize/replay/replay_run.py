@@ -2,8 +2,9 @@
 
 Each question runs the whole loop, gate and all, with `ReplayLM` in place of the LM and the
 program's searches remembered (`MemoSearch`), so a trial costs milliseconds a question and no LM
-call. A replayed question is scored like a real one; its wall time means nothing, so the
-threshold search estimates latency from the LM calls it would make. Fidelity is the share of
+call (`optimize.replay.workers` spreads a trial's questions over the cores). A replayed question
+is scored like a real one; its wall time means nothing, so the threshold search estimates
+latency from the LM calls it would make. Fidelity is the share of
 questions on which a replay takes the same actions, in the same order, as a real run under the
 same thresholds.
 """
@@ -18,8 +19,9 @@ import dspy
 from metrics import Scorecard
 from optimize.eval.records import Record
 from optimize.eval.runner import Score
+from optimize.replay.memo_predict import MemoPredict
 from optimize.replay.memo_search import MemoSearch, MemoWeb
-from optimize.replay.replay_lm import Recording, ReplayLM
+from optimize.replay.replay_lm import Recording, ReplayLM, remembering
 from program.contract.result import Result
 
 
@@ -30,12 +32,25 @@ class Replayed:
     scores: Scorecard
 
 
-def with_memo(program: dspy.Module) -> dspy.Module:
-    """A copy of `program` whose searches remember their answers; trials copied from it share them."""
-    memo = copy.deepcopy(program)
-    memo.search = MemoSearch(program.search)
-    if memo.web is not None:
-        memo.web = MemoWeb(program.web)
+def remembering_searches(program: dspy.Module, depth: int = 0) -> dspy.Module:
+    """A shallow copy of `program` whose searches remember their answers, each query searched for
+    `depth` hits at least (see `MemoSearch`); searches that already remember are kept, so that
+    copies made from it share what any of them searched. Its LM calls stay real."""
+    remembering = copy.copy(program)
+    if not isinstance(program.search, MemoSearch):
+        remembering.search = MemoSearch(program.search, depth)
+    if program.web is not None and not isinstance(program.web, MemoWeb):
+        remembering.web = MemoWeb(program.web)
+    return remembering
+
+
+def with_memo(program: dspy.Module, depth: int = 0) -> dspy.Module:
+    """A copy of `program` for replaying: its searches remember their answers (see
+    `remembering_searches`; those of a program that already remembers are shared), and its
+    predictors remember their predictions (see `MemoPredict`); trials copied from it share both."""
+    memo = copy.deepcopy(remembering_searches(program, depth))
+    for name in program.PREDICTORS:
+        setattr(memo, name, MemoPredict(getattr(memo, name)))
     return memo
 
 
@@ -46,7 +61,8 @@ def replay_examples(program: dspy.Module, examples: list[dspy.Example], recordin
     replayed = []
     # the recorded run's adapter (the caller's), so prompts are asked as recorded; no callbacks:
     # the spending guard and the recorder count real calls only
-    with dspy.context(lm=lm, track_usage=True, callbacks=[]):
+    adapter = remembering(dspy.settings.adapter or dspy.ChatAdapter())
+    with dspy.context(lm=lm, adapter=adapter, track_usage=True, callbacks=[]):
         for example in examples:
             pred = program(question=example.question)
             replayed.append(Replayed(example.qid, actions(pred.result), score(example, pred)))
@@ -67,22 +83,16 @@ def fidelity(replayed: list[Replayed], real: list[Record]) -> float:
     return sum(r.actions == by_qid[r.qid] for r in paired) / len(paired) if paired else 0.0
 
 
+def with_thresholds(memo: dspy.Module, thresholds) -> dspy.Module:
+    """A copy of `memo` (see `with_memo`) under `thresholds`, sharing its searches.
+    subtle: shallow, so that it shares the predictors too: a run never changes its program, and
+    a deep copy a trial was a tenth of a 250-question trial's time"""
+    trial = copy.copy(memo)
+    trial.thresholds = thresholds
+    return trial
+
+
 def replay_at(memo: dspy.Module, thresholds, examples: list[dspy.Example], recording: Recording,
               score: Score) -> list[Replayed]:
     """The examples replayed on a copy of `memo` (see `with_memo`) under `thresholds`."""
-    trial = memo.deepcopy()
-    trial.thresholds = thresholds
-    return replay_examples(trial, examples, recording, score)[0]
-
-
-def replay_objective(memo: dspy.Module, examples: list[dspy.Example], recording: Recording, score: Score,
-                     seconds_per_call: float):
-    """A threshold trial's (mean composite, estimated seconds a question), replayed on copies of
-    `memo`: the seconds are the LM calls the replay made times the seconds a call took in the
-    recorded run."""
-    def evaluate(thresholds) -> tuple[float, float]:
-        replayed = replay_at(memo, thresholds, examples, recording, score)
-        quality = sum(r.scores.composite for r in replayed) / len(replayed)
-        return quality, sum(r.scores.lm_calls for r in replayed) / len(replayed) * seconds_per_call
-
-    return evaluate
+    return replay_examples(with_thresholds(memo, thresholds), examples, recording, score)[0]

@@ -23,9 +23,12 @@ This module only measures; whether an answer is repaired is `program.gate`'s dec
 
 from __future__ import annotations
 
+import functools
 import re
+import threading
 from collections.abc import Callable, Mapping, Sequence
 
+import cachetools
 import numpy as np
 
 from program.answer.citations import cited_numbers, claims, outside_code, strip_markers
@@ -60,9 +63,12 @@ WEAK, STRONG = 0.5, 0.8  # mean support under which confident wording, and over 
 MISCALIBRATED = 0.2
 
 
-def numbers(text: str) -> set[str]:
+# subtle: the text readers below are cached: every claim of every draft is read against the same
+# passages, and a threshold replay reads the same drafts against them trial after trial
+@functools.lru_cache(maxsize=8192)
+def numbers(text: str) -> frozenset[str]:
     """The numbers in the text, thousands separators dropped ("1,000" is "1000")."""
-    return {re.sub(r"(?<=\d),(?=\d{3}\b)", "", n) for n in _NUMBER.findall(text)}
+    return frozenset(re.sub(r"(?<=\d),(?=\d{3}\b)", "", n) for n in _NUMBER.findall(text))
 
 
 def lexical_support(claim: str, passages: Sequence[str]) -> float:
@@ -74,15 +80,29 @@ def lexical_support(claim: str, passages: Sequence[str]) -> float:
     return len(wanted & terms(text)) / len(wanted) if wanted else 0.0
 
 
+def _factuality_key(answer: str, question: str, passages: Mapping[int, str], shown: Sequence[int],
+                    embed: Embed | None = None, stored: Mapping[int, Sequence[float]] | None = None) -> tuple:
+    # the embedder itself is in the key (held, so its id is never reused): a fake one differs; the
+    # stored vectors come from the same search as `embed`, so the passages' texts stand for them
+    return answer, question, tuple(passages.items()), tuple(shown), embed, tuple(stored or ())
+
+
+# subtle: remembered because the threshold replay scores the same draft on the same passages in
+# trial after trial; an embedding call and the claim-by-claim reading are most of a score
+@cachetools.cached(cachetools.LRUCache(maxsize=4096), key=_factuality_key, lock=threading.Lock())
 def check_factuality(answer: str, question: str, passages: Mapping[int, str], shown: Sequence[int],
-                     embed: Embed | None = None) -> Factuality:
+                     embed: Embed | None = None, stored: Mapping[int, Sequence[float]] | None = None) -> Factuality:
     """`passages`: each passage's number [n] to its text (title first); `shown`: the numbers the
-    LM was shown, read for a claim that cites none; `embed`: the dense embedder, if any."""
+    LM was shown, read for a claim that cites none; `embed`: the dense embedder, if any; `stored`:
+    the passages' vectors as the index holds them (its title and text), so that only the claims
+    and the other passages are embedded."""
     found = [(strip_markers(c).strip(), _refs(c, passages, shown)) for c in claims(outside_code(answer))]
     if not found:
         return Factuality(score=1.0, support=1.0, claims=0)
-    # one embedding call for every claim and passage read, each text once
-    vectors = _vectors(embed, [t for t, _ in found] + [passages[n] for _, refs in found for n in refs]) if embed else {}
+    known = {passages[n]: vector for n, vector in (stored or {}).items() if n in passages}
+    # one embedding call for every claim and passage read whose vector is not known, each text once
+    read = [t for t, _ in found] + [passages[n] for _, refs in found for n in refs]
+    vectors = _vectors(embed, read, known) if embed else {}
     known = " ".join([question, *(passages[n] for n in shown if n in passages)])
     supports, contradictions, unsupported = [], [], []
     for text, refs in found:
@@ -109,7 +129,7 @@ def contradiction(claim: str, texts: Sequence[str], refs: Sequence[int], known: 
             other = sorted(s for s in said if _same_kind(s, value))
             if other:
                 return f"it says {value} where {_cited(refs)} says {', '.join(other[:2])}"
-    said_clauses = [c for t in texts for sentence in split_sentences(t) for c in _clauses(sentence)]
+    said_clauses = [c for t in texts for c in _passage_clauses(t)]
     for clause in _clauses(claim):
         close = _closest(clause, said_clauses)
         if close and bool(_NEGATION.search(clause)) != bool(_NEGATION.search(close)):
@@ -135,8 +155,14 @@ def _same_kind(a: str, b: str) -> bool:
     return bool(_YEAR.match(a)) == bool(_YEAR.match(b))
 
 
-def _months(text: str) -> set[str]:
-    return set(_MONTH.findall(text.lower())) - ({"may"} if not re.search(r"\bMay\b", text) else set())
+@functools.lru_cache(maxsize=8192)
+def _months(text: str) -> frozenset[str]:
+    return frozenset(_MONTH.findall(text.lower())) - ({"may"} if not re.search(r"\bMay\b", text) else set())
+
+
+@functools.lru_cache(maxsize=8192)
+def _passage_clauses(text: str) -> tuple[str, ...]:
+    return tuple(c for sentence in split_sentences(text) for c in _clauses(sentence))
 
 
 def _clauses(text: str) -> list[str]:
@@ -153,7 +179,8 @@ def _closest(clause: str, said: Sequence[str]) -> str:
     return closest if share >= CLOSE_SENTENCE else ""
 
 
-def _plain_terms(text: str) -> set[str]:
+@functools.lru_cache(maxsize=16384)
+def _plain_terms(text: str) -> frozenset[str]:
     return terms(_NEGATION.sub(" ", text))
 
 
@@ -172,10 +199,12 @@ def _support(claim: str, texts: Sequence[str], vectors: Mapping[str, np.ndarray]
     return (lexical + min(1.0, max(0.0, (best - EMBED_FLOOR) / (EMBED_FULL - EMBED_FLOOR)))) / 2
 
 
-def _vectors(embed: Embed, texts: list[str]) -> dict[str, np.ndarray]:
-    """Each distinct text's unit vector."""
+def _vectors(embed: Embed, texts: list[str], known: Mapping[str, Sequence[float]]) -> dict[str, np.ndarray]:
+    """Each distinct text's unit vector: its known one, or embedded."""
     unique = list(dict.fromkeys(texts))
-    vectors = np.asarray(embed(unique), dtype=np.float32)
+    missing = [t for t in unique if t not in known]
+    found = dict(zip(missing, embed(missing))) if missing else {}
+    vectors = np.asarray([known[t] if t in known else found[t] for t in unique], dtype=np.float32)
     vectors /= np.maximum(np.linalg.norm(vectors, axis=1, keepdims=True), 1e-9)
     return dict(zip(unique, vectors))
 

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import functools
 from typing import Literal
 
+import numpy as np
 from pydantic import BaseModel, Field
 
 
@@ -27,3 +29,12 @@ class Passage(BaseModel):
     end: int = 0
     # the dense vector, for the redundancy signal; never serialised into results or traces
     vector: list[float] | None = Field(None, exclude=True, repr=False)
+
+    @functools.cached_property
+    def unit(self) -> np.ndarray | None:
+        """The vector scaled to length 1, computed once: the redundancy signal and the MMR order read
+        it every round (and every replayed threshold trial)."""
+        if self.vector is None:
+            return None
+        vector = np.asarray(self.vector, dtype=np.float32)
+        return vector / max(float(np.linalg.norm(vector)), 1e-9)

@@ -128,3 +128,18 @@ def test_an_embedder_averages_its_cosine_with_the_lexical_share():
 def test_lexical_support_needs_every_number_and_reads_thousands_separators():
     assert lexical_support("It seats 1,000 people", ["The hall seats 1000 people."]) > 0
     assert lexical_support("It seats 2000 people", ["The hall seats 1000 people."]) == 0.0
+
+
+def test_a_passage_whose_vector_the_index_stored_is_not_embedded_again():
+    asked = []
+
+    def embed(texts):
+        asked.extend(texts)
+        return [[1.0, 0.0]] * len(texts)
+
+    claim = "She served as Chief of Protocol of the United States [2]."
+    stored = check_factuality(claim, "Which office?", PASSAGES, [2], embed, stored={2: [1.0, 0.0]})
+    assert asked == ["She served as Chief of Protocol of the United States."]
+    asked.clear()
+    embedded = check_factuality(claim, "What office?", PASSAGES, [2], embed)
+    assert asked == ["She served as Chief of Protocol of the United States.", TEMPLE] and stored.score == embedded.score

@@ -9,9 +9,11 @@ from mlflow import MlflowClient
 
 from optimize.eval.example_schema import make_example
 from optimize.eval.examples import JobSets
+from optimize.eval.stats import Estimate
 from optimize.eval.tracking import RUN_ID_FILE, tracked_run, tracking_uri
 from optimize.job import command as job_command
 from optimize.job import job as job_module
+from optimize.job import threshold_search
 from optimize.job.budget import SpendingGuard
 from optimize.job.config import load_config
 from optimize.job.job import COMPARISON, DECISIONS, PROGRAM, Decisions, Job, JobState
@@ -118,6 +120,21 @@ def test_a_candidate_worse_on_the_select_questions_is_not_shipped(tmp_path, monk
     assert all(not shipped[name]["demos"] for name in ("judge", "synthesize"))
     assert [s.system for s in outcome.summary.systems] == ["baseline"]  # the uncompiled program is not run twice
     assert outcome.table.endswith("the program written is the uncompiled one, and its report is the baseline's")
+
+
+def test_a_searched_point_whose_gain_vanishes_held_out_is_kept_without_a_real_run(tmp_path, monkeypatch, capsys):
+    """The search picks another point than the current thresholds, but cross-validated over the
+    select questions it gains nothing: the job keeps the uncompiled thresholds, says so, and never
+    runs the point for real."""
+    monkeypatch.setattr(threshold_search, "choose", lambda front, *_: max(front, key=lambda p: p.trial))
+    monkeypatch.setattr(job_module, "cross_validate", lambda *_: Estimate(mean=-0.02, low=-0.08, high=0.03, n=2))
+    folder, outcome, _ = run_job(tmp_path, DummyLM(KEYED), threshold_trials=8)
+    verdict = outcome.decisions.thresholds
+    assert not verdict.ships and verdict.candidate == "the searched thresholds"
+    assert "gained -0.020 [-0.080, +0.030] on the held-out folds" in verdict.line and verdict.line in capsys.readouterr().err
+    assert outcome.decisions.replay["cv_gain"] == -0.02
+    assert not (folder / "select" / "recordings" / "thresholds-chosen.jsonl").exists()
+    assert json.loads((folder / "thresholds.json").read_text()) == GatedRAG(FakeSearch(DOCS)).thresholds.model_dump()
 
 
 def test_python_m_optimize_dataset_file_trains_and_validates_on_the_file(tmp_path, monkeypatch, capsys):

@@ -6,7 +6,8 @@ from metrics import score_example
 from optimize.eval.example_schema import make_example
 from optimize.replay.recorder import LMRecorder, read_calls
 from optimize.replay.replay_lm import Recording, ReplayLM
-from optimize.replay.replay_run import actions, replay_examples, with_memo
+from optimize.replay.replay_run import actions, replay_at, replay_examples, with_memo
+from optimize.replay.workers import TrialPool
 from program.loop import GatedRAG
 from tests.conftest import FakeSearch, passage, scripted_lm
 
@@ -73,3 +74,47 @@ def test_a_stand_in_reply_cites_where_its_passages_stand_in_the_new_evidence():
 def test_a_memoised_search_offers_only_what_the_wrapped_one_has():
     memo = with_memo(GatedRAG(FakeSearch(DOCS))).search
     assert not hasattr(memo, "embed") and not hasattr(memo, "neighbours")  # the loop then skips both
+
+
+def test_forked_workers_replay_as_one_process_does_and_ask_the_job_what_their_memo_lacks(tmp_path):
+    program, recording, _ = recorded(tmp_path)
+    search = FakeSearch(DOCS)
+    program.search = search
+    memo = with_memo(program)
+    examples = [QUESTION, make_example("q1b", QUESTION.question, ["Chief of Protocol"], ["Shirley Temple"])]
+    with TrialPool(memo, examples, recording, score_example, workers=2) as pool:
+        first = pool.replay(program.thresholds)  # forked with nothing searched: the job searched for both
+        asked = pool.asked
+        again = pool.replay(program.thresholds)  # the workers remember what they were told
+        assert asked > 0 and pool.asked == asked
+    alone = replay_at(memo, program.thresholds, examples, recording, score_example)
+    assert [r.actions for r in first] == [r.actions for r in again] == [r.actions for r in alone]
+    assert [r.scores.f1 for r in again] == [1.0, 1.0] and [r.qid for r in again] == ["q1", "q1b"]
+    assert len(search.queries) == len(set(search.queries))  # each query searched once, by the job
+
+
+def test_a_search_error_in_the_job_reaches_the_worker_as_it_would_the_loop(tmp_path):
+    program, recording, _ = recorded(tmp_path)
+    program.search = FailingSearch()
+    examples = [QUESTION, make_example("q1b", QUESTION.question, ["Chief of Protocol"], ["Shirley Temple"])]
+    with TrialPool(with_memo(program), examples, recording, score_example, workers=2) as pool:
+        forked = pool.replay(program.thresholds)
+    alone = replay_at(with_memo(program), program.thresholds, examples, recording, score_example)
+    assert [r.actions for r in forked] == [r.actions for r in alone]
+
+
+class FailingSearch:
+    def __call__(self, query, k):
+        raise OSError("index unreachable")
+
+
+def test_a_remembered_prediction_asks_the_lm_nothing_and_still_counts_its_tokens(tmp_path):
+    program, _, done = recorded(tmp_path)
+    # the fake LM reports no usage: the recording says what a real one would have
+    recording = Recording.of([c.model_copy(update={"prompt_tokens": 700}) for c in read_calls(tmp_path / "recording.jsonl")])
+    memo = with_memo(program)
+    first, asked_first = replay_examples(memo, [QUESTION], recording, score_example)
+    again, asked_again = replay_examples(memo.deepcopy(), [QUESTION], recording, score_example)
+    assert asked_first == {"exact": len(recording.exact)} and asked_again == {}
+    assert again[0].actions == first[0].actions == done
+    assert again[0].scores.prompt_tokens == first[0].scores.prompt_tokens > 0
