@@ -93,8 +93,6 @@ def _run(config, settings, folder: Path, model: str, sets, progress: bool) -> in
 
 def _teacher(settings, config):
     """The teacher LM's handle, or a null context when the config names none."""
-
-
     if config.teacher_model is None:
         return contextlib.nullcontext()
     return build_teacher(settings, config.teacher_model)
