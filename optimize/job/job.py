@@ -276,7 +276,9 @@ class Job:
         """`program` searching through the job's one memo (`remembering_searches`): the select runs
         fill it, so that the threshold trials, which ask the same queries, do not search them again."""
         # one memo per search (a candidate could bring its own), held so that its id stays its own
-        searched = self._searched.setdefault(id(program.search), remembering_searches(program, DEEPEST_CUT))
+        if id(program.search) not in self._searched:
+            self._searched[id(program.search)] = remembering_searches(program, DEEPEST_CUT)
+        searched = self._searched[id(program.search)]
         shared = copy.copy(program)
         shared.search, shared.web = searched.search, searched.web
         return shared
