@@ -85,8 +85,8 @@ def fidelity(replayed: list[Replayed], real: list[Record]) -> float:
 
 def with_thresholds(memo: dspy.Module, thresholds) -> dspy.Module:
     """A copy of `memo` (see `with_memo`) under `thresholds`, sharing its searches.
-    subtle: shallow, so that it shares the predictors too: a run never changes its program, and
-    a deep copy a trial was a tenth of a 250-question trial's time"""
+    subtle: shallow, so that it shares the predictors too (and their remembered predictions): a
+    run never changes its program, and a deep copy a trial showed in the replay's profile"""
     trial = copy.copy(memo)
     trial.thresholds = thresholds
     return trial
