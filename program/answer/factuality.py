@@ -99,10 +99,10 @@ def check_factuality(answer: str, question: str, passages: Mapping[int, str], sh
     found = [(strip_markers(c).strip(), _refs(c, passages, shown)) for c in claims(outside_code(answer))]
     if not found:
         return Factuality(score=1.0, support=1.0, claims=0)
-    known = {passages[n]: vector for n, vector in (stored or {}).items() if n in passages}
-    # one embedding call for every claim and passage read whose vector is not known, each text once
+    indexed = {passages[n]: vector for n, vector in (stored or {}).items() if n in passages}
+    # one embedding call for every claim and passage read whose vector the index does not hold, each text once
     read = [t for t, _ in found] + [passages[n] for _, refs in found for n in refs]
-    vectors = _vectors(embed, read, known) if embed else {}
+    vectors = _vectors(embed, read, indexed) if embed else {}
     known = " ".join([question, *(passages[n] for n in shown if n in passages)])
     supports, contradictions, unsupported = [], [], []
     for text, refs in found:
