@@ -45,6 +45,10 @@ _NOT_SPANS = frozenset("yes no true false".split())
 # questions whose answer is one of their own names, and questions whose answer is a number
 _CHOICE = re.compile(r"\b(or|both|either|neither|same|between|which (one|of))\b", re.IGNORECASE)
 _COUNTING = re.compile(r"\bhow (many|much|long|old|far|tall|big|large)\b|\b(what|which) year\b", re.IGNORECASE)
+# a question that asks yes or no opens with an auxiliary or modal verb, after at most a leading
+# phrase ("In Amazon RDS, can I ..."); any other question or search query asks for a span
+_POLAR = re.compile(r"^\W*(?:[^,?]{1,60},\s*)?(is|are|was|were|am|do|does|did|can|could|will|would|shall|should|may|"
+                    r"might|must|has|have|had)\b", re.IGNORECASE)
 _NUMBER = re.compile(r"\d|\b(one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|twenty|thirty|forty|"
                      r"fifty|hundred|thousand|million|billion|dozen|several|many|few)\b", re.IGNORECASE)
 # the English Snowball stemmer (the one fastembed's BM25 uses): "located"/"location", "seated"/"seats"
@@ -216,6 +220,8 @@ def answer_support(short_answer: str, cited: list[str], question: str = "") -> f
     for an answer that is not a span (yes or no) and for none at all; 0.0 for one that does not
     fit the question (see `fits_question`). A small LM's guess from its own knowledge, or a name
     echoed from the question, is no reading of the passages."""
+    if _verdict(short_answer):
+        return 0.0 if question and not fits_question(short_answer, question) else 1.0
     wanted = {_STEM(w) for w in terms(short_answer)} - _NOT_SPANS
     if not wanted:
         return 1.0
@@ -226,13 +232,20 @@ def answer_support(short_answer: str, cited: list[str], question: str = "") -> f
 
 def fits_question(short_answer: str, question: str) -> bool:
     """The short answer adds something to the question: not only the question's own words
-    (unless the question offers a choice: "A or B?", "both"), and a number where it asks how
-    many, how much or which year."""
+    (unless the question offers a choice: "A or B?", "both"), a number where it asks how
+    many, how much or which year, and a yes or no only where it asks yes or no ("where do
+    sperm gain the ability to swim?" is not answered "yes")."""
+    if _verdict(short_answer):
+        return bool(_POLAR.match(question))
     said = {_STEM(w) for w in terms(short_answer)}
     asked = {_STEM(w) for w in terms(question)}
     if said <= asked and not _CHOICE.search(question):
         return False
     return not _COUNTING.search(question) or bool(_NUMBER.search(short_answer))
+
+
+def _verdict(short_answer: str) -> bool:
+    return short_answer.strip(" .!").lower() in _NOT_SPANS
 
 
 def echoes(vectors: list[list[float]]) -> tuple[float, ...]:

@@ -85,6 +85,12 @@ def test_an_unsupported_draft_asks_the_judge_whose_draft_is_the_answer():
     assert result.trace.steps[3].confidence == 0.9
 
 
+def test_a_yes_to_a_question_that_asks_no_yes_or_no_is_read_again_by_the_judge():
+    result = run(scripted_lm(draft("yes", "She held an office [1]."), verdict(True, 0.9)))
+    assert rules(result) == ["ambiguous", "answer_unsupported", "judge_sufficient"]
+    assert result.short_answer == "Shirley Temple"
+
+
 def test_the_judges_gaps_re_query_the_collection_without_a_rewrite_call():
     search = FakeSearch(FLAT + [passage("Protocol", "Protocol chiefs lead diplomatic ceremonies.", similarity=0.6)])
     lm = scripted_lm(GUESS, verdict(False, 0.2, ["Protocol chiefs"], short="Prime Minister"),

@@ -238,6 +238,12 @@ def test_after_a_web_search_a_bridge_question_s_terms_count_in_the_web_s_pages_t
     ("Jacob", "how many episodes of supergirl is superman in", False),  # not a number
     ("three", "how many episodes of supergirl is superman in", True),
     ("128", "What is the default maxsize of functools.lru_cache?", True),
+    # yes or no answers only a question that asks it, in any corpus: not a wh-question or a search query
+    ("yes", "where do sperm gain the ability to swim", False),
+    ("Yes.", "1st 4th battalion king's own royal lancaster regiment", False),
+    ("no", "In Amazon RDS, can I exceed my credit balance?", True),
+    ("no", "Does CloudTrail monitor calls to runtime_InvokeEndpoint?", True),
+    ("yes", "Are Giuseppe Verdi and Ambroise Thomas both Opera composers ?", True),
 ])
 def test_a_short_answer_fits_its_question_when_it_adds_to_it(short, question, fits):
     assert fits_question(short, question) is fits
@@ -248,3 +254,4 @@ def test_answer_support_is_the_share_of_the_answer_one_cited_passage_uses():
     assert answer_support("Chief of Protocol", cited, "Which office did she hold?") == 1.0
     assert answer_support("Prime Minister", cited, "Which office did she hold?") == 0.0
     assert answer_support("yes", cited, "Was she an actress?") == 1.0
+    assert answer_support("yes", cited, "Which office did she hold?") == 0.0
