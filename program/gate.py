@@ -67,6 +67,7 @@ class Progress:
     draft_current: bool = False  # the draft was written over the evidence as it is now
     draft_unknown: bool = False  # the draft's short answer says the evidence lacks it
     answer_support: float = 1.0  # how much of the draft's short answer its cited passages use (see signals.answer_support)
+    answer_similarity: float | None = None  # how on topic the passage it comes from is (see signals.source_similarity)
     verdict: Verdict | None = None  # the judge's verdict over the current evidence, if any
     question: str = ""
     expansions: int = 0  # retrieval rounds after the first
@@ -98,7 +99,7 @@ def decide(s: Signals, p: Progress, b: Budget, t: Thresholds) -> Decision:
     if verdict is not None and not verdict.readable:
         return _finish("judge_unreadable", "the judge's output could not be read; answering from the evidence", p, t)
     if _unsupported(p, t) and verdict is None and b.judge_calls > 0 and b.iterations > 0:
-        return Decision("judge", "answer_unsupported", f"{_unsupported_reason(p)}: the judge reads the evidence again")
+        return Decision("judge", "answer_unsupported", f"{_unsupported_reason(p, t)}: the judge reads the evidence again")
     if verdict is not None and verdict.sufficient and verdict.confidence >= t.answer_confidence:
         return _finish("judge_sufficient", f"the judge finds the evidence sufficient (confidence {verdict.confidence:.2f})", p, t)
     if (breadth := _breadth(s, p, b, t)) is not None:
@@ -149,11 +150,19 @@ def _breadth(s: Signals, p: Progress, b: Budget, t: Thresholds) -> Decision | No
 
 
 def _unsupported(p: Progress, t: Thresholds) -> bool:
-    """The current draft answers, but no passage it cites uses its short answer: that is no answer."""
-    return p.draft_current and not p.draft_unknown and p.answer_support < t.answer_support
+    """The current draft answers, but no passage it cites uses its short answer, or the one that
+    does is off topic (under `off_topic_similarity`, the bar for "nothing on topic"): that is no
+    answer."""
+    return p.draft_current and not p.draft_unknown and (p.answer_support < t.answer_support or _off_topic_source(p, t))
 
 
-def _unsupported_reason(p: Progress) -> str:
+def _off_topic_source(p: Progress, t: Thresholds) -> bool:
+    return p.answer_similarity is not None and p.answer_similarity < t.off_topic_similarity
+
+
+def _unsupported_reason(p: Progress, t: Thresholds) -> str:
+    if p.answer_support >= t.answer_support:
+        return f"the passage its short answer comes from is off topic (similarity {p.answer_similarity:.2f})"
     return f"no passage the answer cites uses its short answer (support {p.answer_support:.2f})"
 
 
@@ -406,7 +415,7 @@ def _finish(rule: str, reason: str, p: Progress, t: Thresholds, ended: Ending = 
     if p.draft_current and p.draft_unknown:
         return Decision("abstain", rule, f"{reason}; the answer says the evidence lacks it", ended="abstained")
     if _unsupported(p, t):
-        return Decision("abstain", "answer_unsupported", f"{reason}; but {_unsupported_reason(p)}", ended="abstained")
+        return Decision("abstain", "answer_unsupported", f"{reason}; but {_unsupported_reason(p, t)}", ended="abstained")
     if p.draft_current:
         return Decision("answer", rule, reason, ended=ended)
     if ended == "budget_exhausted" and rule == "out_of_time":

@@ -146,7 +146,9 @@ class GatedRAG(dspy.Module):
             self._accept(run)  # the score, and its one repair: no LM unless a criterion fails or code does not parse
         except DeadlineExceeded as late:
             run.ended = "budget_exhausted"
-            run.warn(f"time limit of {time_limit_s:g} s reached: {late}; returned the best draft so far", "timeout")
+            # subtle: a replay has no limit of its own; it re-raises where the recorded run's limit struck
+            limit = f"time limit of {time_limit_s:g} s" if time_limit_s is not None else "time limit"
+            run.warn(f"{limit} reached: {late}; returned the best draft so far", "timeout")
         except Exception as error:  # noqa: BLE001 - a question ends with a result, never a crash
             run.ended = "error"
             run.warn(f"the loop stopped: {type(error).__name__}: {error}", "loop_error")

@@ -222,12 +222,35 @@ def answer_support(short_answer: str, cited: list[str], question: str = "") -> f
     echoed from the question, is no reading of the passages."""
     if _verdict(short_answer):
         return 0.0 if question and not fits_question(short_answer, question) else 1.0
-    wanted = {_STEM(w) for w in terms(short_answer)} - _NOT_SPANS
+    wanted = _span_stems(short_answer)
     if not wanted:
         return 1.0
     if question and not fits_question(short_answer, question):
         return 0.0
-    return max((len(wanted & {_STEM(w) for w in terms(text)}) / len(wanted) for text in cited), default=0.0)
+    return max((_share(wanted, text) for text in cited), default=0.0)
+
+
+def source_similarity(short_answer: str, cited: list[tuple[str, float | None]]) -> float | None:
+    """The question's similarity to the cited passage that uses most of the short answer's words
+    (of ties, the most similar one). A span read from a passage about something else answers
+    nothing: "Mauna Kea", for where life is found around hydrothermal vents, from a passage on the
+    volcano 0.27 similar to the question. None for an answer that is not a span, one no cited
+    passage uses, or a passage whose similarity is unknown (a web page's)."""
+    wanted = _span_stems(short_answer)
+    shares = [(_share(wanted, text), similarity) for text, similarity in cited] if wanted else []
+    best = max((share for share, _ in shares), default=0.0)
+    if best == 0.0:
+        return None
+    tied = [similarity for share, similarity in shares if share == best]
+    return None if None in tied else max(tied)
+
+
+def _span_stems(short_answer: str) -> set[str]:
+    return {_STEM(w) for w in terms(short_answer)} - _NOT_SPANS
+
+
+def _share(wanted: set[str], text: str) -> float:
+    return len(wanted & {_STEM(w) for w in terms(text)}) / len(wanted)
 
 
 def fits_question(short_answer: str, question: str) -> bool:

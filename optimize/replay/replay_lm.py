@@ -1,6 +1,8 @@
 """A fake LM that answers each call as the recorded real run did.
 
-A call asked exactly as recorded gets the recorded completion and token counts. A call the
+A call asked exactly as recorded gets the recorded completion and token counts; one the real run
+had cut off at its time limit raises `DeadlineExceeded` again, so the question ends there as it
+did (`cancelled`). A call the
 recording lacks (other thresholds showed the LM other evidence) gets a stand-in: the completion
 recorded for the same predictor (its system prompt) and the same question whose prompt shares
 the most words with this one, that is, the verdict given on the closest evidence set, with its
@@ -28,6 +30,7 @@ from dspy.utils.dummies import DummyLM
 
 from optimize.replay.recorder import Call
 from program.evidence import approx_tokens, terms
+from program.lm.deadline import DeadlineExceeded
 
 _QUESTION = re.compile(r"\[\[ ## question ## \]\]\n(.*?)(?:\n\n\[\[ ## |\n\nRespond with |\Z)", re.S)
 _PASSAGE = re.compile(r"^\[(\d+)\] [^«\n]*«([^:\n]{1,300}):", re.M)  # an evidence line: its number and title
@@ -35,7 +38,7 @@ _CITE = re.compile(r"\[(\d+)\]")
 
 
 class Reply(NamedTuple):
-    how: str  # exact, closest or missing
+    how: str  # exact, cancelled, closest or missing
     output: str
     prompt_tokens: int
     completion_tokens: int
@@ -52,8 +55,11 @@ class Recording:
     def of(cls, calls: list[Call]) -> Recording:
         recording = cls()
         for call in calls:
-            recording.exact.setdefault(_key(call.messages), call)
-            recording.by_question[_asked(call.messages)].append((terms(_last_user(call.messages)), call))
+            key = _key(call.messages)
+            if key not in recording.exact or recording.exact[key].cancelled:  # an answer beats a cut-off
+                recording.exact[key] = call
+            if not call.cancelled:  # it said nothing to stand in with
+                recording.by_question[_asked(call.messages)].append((terms(_last_user(call.messages)), call))
         return recording
 
     def answer(self, messages: list[dict]) -> Reply:
@@ -62,15 +68,16 @@ class Recording:
         key = _key(messages)
         if key not in self.answers:
             call, how = self.reply(messages)
-            prompt = call.prompt_tokens if how == "exact" else sum(approx_tokens(m["content"]) for m in messages)
-            output = "" if call is None else call.output if how == "exact" else renumbered(call, messages)
+            as_recorded = how in ("exact", "cancelled")
+            prompt = call.prompt_tokens if as_recorded else sum(approx_tokens(m["content"]) for m in messages)
+            output = "" if call is None else call.output if as_recorded else renumbered(call, messages)
             self.answers[key] = Reply(how, output, prompt, call.completion_tokens if call is not None else 0)
         return self.answers[key]
 
     def reply(self, messages: list[dict]) -> tuple[Call | None, str]:
-        """The call to replay and how it was found: `exact`, `closest` or `missing`."""
+        """The call to replay and how it was found: `exact`, `cancelled`, `closest` or `missing`."""
         if (call := self.exact.get(_key(messages))) is not None:
-            return call, "exact"
+            return call, "cancelled" if call.cancelled else "exact"
         candidates = self.by_question.get(_asked(messages))
         if not candidates:
             return None, "missing"
@@ -105,6 +112,21 @@ class ReplayLM(DummyLM):
         self.found: dict[str, int] = defaultdict(int)
         self._engine_spec = _ReplayEngine(self)
         self._async_engine_spec = AsyncDummyEngine(self._engine_spec)
+
+    def __call__(self, prompt=None, *, messages=None, **kwargs):
+        self._stop_if_cut_off(messages)
+        return super().__call__(prompt, messages=messages, **kwargs)
+
+    async def acall(self, prompt=None, *, messages=None, **kwargs):
+        self._stop_if_cut_off(messages)
+        return await super().acall(prompt, messages=messages, **kwargs)
+
+    def _stop_if_cut_off(self, messages: list[dict] | None) -> None:
+        """The real run's deadline, where it struck: raised here, in front of DSPy's engine, which would
+        wrap it as an unexpected LM error and end the loop as a crash instead of out of time."""
+        if messages and self.recording.answer(messages).how == "cancelled":
+            self.found["cancelled"] += 1
+            raise DeadlineExceeded("the recorded run's call was cut off here at the question's time limit")
 
 
 class _ReplayEngine(DummyEngine):

@@ -299,6 +299,17 @@ def test_a_draft_whose_short_answer_no_cited_passage_uses_is_read_again_then_ref
     assert decide(signals(), supported, NO_WEB, T).action == "answer"
 
 
+def test_a_span_read_from_an_off_topic_passage_is_read_again_then_refused():
+    # "Mauna Kea", for where life is found around hydrothermal vents, from a passage 0.27 similar
+    draft = Progress(has_draft=True, draft_current=True, answer_support=1.0, answer_similarity=0.27)
+    again = decide(signals(), draft, NO_WEB, T)
+    assert (again.action, again.rule) == ("judge", "answer_unsupported") and "off topic (similarity 0.27)" in again.reason
+    judged = replace(draft, verdict=Verdict(True, 0.9))
+    assert decide(signals(), judged, NO_WEB, T).rule == "answer_unsupported"
+    for known in (0.3, None):  # on topic, or a web page whose similarity nothing measured
+        assert decide(signals(), replace(judged, answer_similarity=known), NO_WEB, T).action == "answer"
+
+
 def test_a_comparison_with_both_pages_at_hand_takes_no_second_hop():
     gap = signals(term_coverage=0.5, missing_terms=("taller",), bridges=("Red Eye Grill",),
                   unmet_bridges=("Red Eye Grill",), compared=2)

@@ -22,6 +22,7 @@ from program.signals import (
     mentions,
     question_terms,
     score_cliff,
+    source_similarity,
     titled_after,
     top_spread,
     unused_terms,
@@ -247,6 +248,15 @@ def test_after_a_web_search_a_bridge_question_s_terms_count_in_the_web_s_pages_t
 ])
 def test_a_short_answer_fits_its_question_when_it_adds_to_it(short, question, fits):
     assert fits_question(short, question) is fits
+
+
+def test_an_answer_s_source_is_the_cited_passage_using_most_of_it_and_its_similarity_is_read():
+    vent = ("Hydrothermal vent A black smoker is a hydrothermal vent found on the seabed.", 0.47)
+    volcano = ("Mauna Kea Mauna Kea is a dormant volcano on the island of Hawaii.", 0.27)
+    assert source_similarity("Mauna Kea", [vent, volcano]) == 0.27
+    assert source_similarity("the seabed", [vent, volcano]) == 0.47
+    assert source_similarity("Mauna Kea", [vent, ("Mauna Kea - Wikipedia Mauna Kea is a volcano.", None)]) is None
+    assert source_similarity("yes", [volcano]) is None and source_similarity("Etna", [volcano]) is None
 
 
 def test_answer_support_is_the_share_of_the_answer_one_cited_passage_uses():

@@ -118,3 +118,25 @@ def test_a_remembered_prediction_asks_the_lm_nothing_and_still_counts_its_tokens
     assert asked_first == {"exact": len(recording.exact)} and asked_again == {}
     assert again[0].actions == first[0].actions == done
     assert again[0].scores.prompt_tokens == first[0].scores.prompt_tokens > 0
+
+
+def test_a_call_the_real_run_cut_off_at_its_time_limit_ends_the_replay_there_too(tmp_path):
+    from optimize.eval.records import RecordLog
+    from optimize.eval.runner import run_examples
+    from tests.program.fake_openai import FakeOpenAI
+
+    path, program = tmp_path / "recording.jsonl", GatedRAG(FakeSearch(DOCS))
+    slow = FakeOpenAI(slow_s=30.0)
+    slow.mode = "slow"
+    try:
+        with dspy.context(lm=slow.lm(), adapter=dspy.JSONAdapter(), callbacks=[LMRecorder(path)]):
+            [real] = run_examples(program, [QUESTION], "real", RecordLog(tmp_path / "r.jsonl"), score_example,
+                                  time_limit_s=1.0, progress=False)
+    finally:
+        slow.close()
+    calls = read_calls(path)
+    assert [c.cancelled for c in calls] == [True] and calls[0].messages and calls[0].output == ""
+    with dspy.context(adapter=dspy.JSONAdapter()):  # the adapter the real run used
+        replayed, found = replay_examples(program, [QUESTION], Recording.of(calls), score_example)
+    assert real.result.trace.ended == "budget_exhausted" and replayed[0].actions == actions(real.result)
+    assert found == {"cancelled": 1}
