@@ -1,12 +1,12 @@
 """Record what each LM call of a real run was asked and answered, for the replay.
 
-A DSPy callback: after every LM call it appends one JSON line (the messages, the raw completion
-and the call's prompt and completion tokens) to its JSONL file, redacted like the eval's
-records. A call cancelled at the question's time limit is recorded too, with no output: replayed,
-it ends the question at the same point, as the real run ended (an eval's real runs have a time
-limit; before this, such a question replayed on past it and took other actions). One LM serves one request at a time here, so the LM's last history entry is the call
-that just ended. A torn last line (a kill mid-append) is skipped when read. This module records;
-`optimize.replay.replay_lm` reads.
+A DSPy callback: after every LM call it appends one JSON line (the messages, the raw completion and
+the call's prompt and completion tokens) to its JSONL file, redacted like the eval's records. A
+call cancelled at the question's time limit is recorded too, with no output: replayed, it ends the
+question at the same point, as the real run ended (an eval's real runs have a time limit;
+unrecorded, such a question replayed on past it and took other actions). One LM serves one request
+at a time here, so the LM's last history entry is the call that just ended. A torn last line (a
+kill mid-append) is skipped when read. This module records; `optimize.replay.replay_lm` reads.
 """
 
 from __future__ import annotations

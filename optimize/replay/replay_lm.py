@@ -1,16 +1,15 @@
 """A fake LM that answers each call as the recorded real run did.
 
 A call asked exactly as recorded gets the recorded completion and token counts; one the real run
-had cut off at its time limit raises `DeadlineExceeded` again, so the question ends there as it
-did (`cancelled`). A call the
-recording lacks (other thresholds showed the LM other evidence) gets a stand-in: the completion
-recorded for the same predictor (its system prompt) and the same question whose prompt shares
-the most words with this one, that is, the verdict given on the closest evidence set, with its
-citations renumbered to where the same passages stand in this prompt's evidence. Its prompt
-tokens are estimated from its length. With no recording of that predictor for that question the
-reply is empty, which the loop treats as an unreadable output, as it would a real one. How often
-each case happens is counted, and the job measures the replay's fidelity against real runs
-rather than assuming it.
+had cut off at its time limit raises `DeadlineExceeded` again, so the question ends there as it did
+(`cancelled`). A call the recording lacks (other thresholds showed the LM other evidence) gets a
+stand-in: the completion recorded for the same predictor (its system prompt) and the same question
+whose prompt shares the most words with this one, that is, the verdict given on the closest
+evidence set, with its citations renumbered to where the same passages stand in this prompt's
+evidence. Its prompt tokens are estimated from its length. With no recording of that predictor for
+that question the reply is empty, which the loop treats as an unreadable output, as it would a real
+one. How often each case happens is counted, and the job measures the replay's fidelity against
+real runs rather than assuming it.
 """
 
 from __future__ import annotations
