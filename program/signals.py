@@ -231,10 +231,10 @@ def answer_support(short_answer: str, cited: list[str], question: str = "") -> f
 
 
 def source_similarity(short_answer: str, cited: list[tuple[str, float | None]]) -> float | None:
-    """The question's similarity to the cited passage that uses most of the short answer's words
-    (of ties, the most similar one). A span read from a passage about something else answers
-    nothing: "Mauna Kea", for where life is found around hydrothermal vents, from a passage on the
-    volcano 0.27 similar to the question. None for an answer that is not a span, one no cited
+    """The similarity of the cited passage that uses most of the short answer's words (of ties,
+    the most similar one) to the query that found it. A span read from a passage about something
+    else answers nothing: "Mauna Kea", for where life is found around hydrothermal vents, from a
+    passage on the volcano 0.27 similar to the question. None for an answer that is not a span, one no cited
     passage uses, or a passage whose similarity is unknown (a web page's)."""
     wanted = _span_stems(short_answer)
     shares = [(_share(wanted, text), similarity) for text, similarity in cited] if wanted else []
