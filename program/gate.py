@@ -372,22 +372,30 @@ def _judged_gap_open(s: Signals, p: Progress, t: Thresholds) -> bool:
 
 
 def _second_hop(s: Signals, p: Progress, b: Budget, t: Thresholds) -> Decision | None:
-    """A bridge question whose second page is missing: the evidence never uses some of the
-    question's terms, and no passage is about the name it goes through. First the collection,
+    """A bridge question whose second page is missing: no passage is about the name it goes
+    through (and often the evidence never uses some of the question's terms). First the collection,
     for a page on that name (milliseconds, no LM); if it has a page on none of them, the web, once."""
     if not s.unmet_bridges or (s.compared and not s.compared_pageless):
         return None  # a comparison with both pages at hand has its answer there: no name to go through
-    missing = _names(s.missing_terms)
     hop = tuple(q for q in s.unmet_bridges if q not in p.tried_docs)
     if p.doc_rounds == 0 and b.doc_queries > 0 and hop:
-        return Decision("query_docs", "term_gap_to_docs", f"the evidence never uses {missing}: a second hop "
-                        f"through {_names(hop)}", queries=hop)
+        return Decision("query_docs", "term_gap_to_docs", f"{_hop_gap(s)}: a second hop through {_names(hop)}",
+                        queries=hop)
     met_any = len(s.unmet_bridges) < len(s.bridges)
     web = web_queries(s, p, t, own=(p.question, " ".join((s.unmet_bridges[0], *s.missing_terms))))
     if p.doc_rounds and not met_any and not p.searched_web and b.web_searches > 0 and web:
-        return Decision("search_web", "term_gap_to_web", f"the collection has no page on {_names(s.unmet_bridges)} "
-                        f"and never uses {missing}", queries=web)
+        unused = f" and never uses {_names(s.missing_terms)}" if s.missing_terms else ""
+        return Decision("search_web", "term_gap_to_web", f"the collection has no page on {_names(s.unmet_bridges)}"
+                        f"{unused}", queries=web)
     return None
+
+
+def _hop_gap(s: Signals) -> str:
+    """What the evidence lacks for a second hop, in words: the question's terms it never uses, or,
+    with every term used, a passage about the names the hop goes through (the rule fires on either)."""
+    if s.missing_terms:
+        return f"the evidence never uses {_names(s.missing_terms)}"
+    return f"no passage is about {_names(s.unmet_bridges)}"
 
 
 def _hop_pending(s: Signals, p: Progress) -> bool:

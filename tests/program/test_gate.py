@@ -209,9 +209,11 @@ def test_a_term_gap_hops_through_the_docs_first_then_the_web_once():
     gap = signals(term_coverage=0.5, missing_terms=("headquartered",), bridges=("TCS",), unmet_bridges=("TCS",))
     first = decide(gap, Progress(question="Q?"), FULL, T)
     assert (first.action, first.rule, first.queries) == ("query_docs", "term_gap_to_docs", ("TCS",))
+    assert first.reason == "the evidence never uses 'headquartered': a second hop through 'TCS'"
     hopped = Progress(question="Q?", expansions=1, doc_rounds=1, tried_docs=frozenset({"TCS"}))
     then = decide(replace(gap, gain=0.0), hopped, FULL, T)
     assert (then.action, then.rule, then.queries) == ("search_web", "term_gap_to_web", ("Q?", "TCS headquartered"))
+    assert then.reason == "the collection has no page on 'TCS' and never uses 'headquartered'"
     searched = replace(hopped, expansions=2, searched_web=frozenset({"Q?", "TCS headquartered"}))
     assert decide(replace(gap, gain=0.0), searched, FULL, T).action == "draft"
 
@@ -240,6 +242,7 @@ def test_a_hop_that_found_no_page_on_the_bridge_goes_to_the_web_even_if_other_hi
     hopped = Progress(question="Q?", expansions=1, doc_rounds=1, tried_docs=frozenset({"America East Conference"}))
     d = decide(after_hop, hopped, FULL, T)
     assert (d.action, d.rule) == ("search_web", "term_gap_to_web")
+    assert d.reason == "the collection has no page on 'America East Conference'"
     searched = replace(hopped, expansions=2, searched_web=frozenset({"Q?"}))
     assert decide(after_hop, searched, FULL, T).rule == "covered_with_cliff"  # the web had its try
 
@@ -250,6 +253,7 @@ def test_covered_names_do_not_answer_while_the_evidence_names_a_bridge_never_loo
     covered = signals(term_coverage=1.0, bridges=("Djibouti",), unmet_bridges=("Djibouti",))
     d = decide(covered, Progress(question="Q?"), NO_WEB, T)
     assert (d.action, d.rule, d.queries) == ("query_docs", "term_gap_to_docs", ("Djibouti",))
+    assert d.reason == "no passage is about 'Djibouti': a second hop through 'Djibouti'"  # no term is missing
     found = replace(covered, unmet_bridges=())
     hopped = Progress(question="Q?", expansions=1, doc_rounds=1, tried_docs=frozenset({"Djibouti"}))
     assert decide(found, hopped, NO_WEB, T).rule == "covered_with_cliff"
