@@ -26,6 +26,7 @@ import cachetools
 import numpy as np
 from py_rust_stemmers import SnowballStemmer
 
+from program.answer.short_answer import VERDICTS, is_verdict
 from program.decomposition import compared_names, named_entities
 from program.evidence import approx_tokens, split_sentences, terms
 from program.retrieval.passage import Passage
@@ -40,8 +41,6 @@ _TITLE_TAIL = re.compile(r"(?<=\S)\s+[—–-]\s+|:\s+|(?<=\S)\s+\|\s+")
 # question words that say how to ask, not what to find: no passage needs to use them
 _ASKING = frozenset("any both but besides during many much same someone something other also older younger "
                     "higher lower more less most least first last whose well just only".split())
-# short answers that are no span of any passage: the passages state them, they do not spell them
-_NOT_SPANS = frozenset("yes no true false".split())
 # questions whose answer is one of their own names, and questions whose answer is a number
 _CHOICE = re.compile(r"\b(or|both|either|neither|same|between|which (one|of))\b", re.IGNORECASE)
 _COUNTING = re.compile(r"\bhow (many|much|long|old|far|tall|big|large)\b|\b(what|which) year\b", re.IGNORECASE)
@@ -220,7 +219,7 @@ def answer_support(short_answer: str, cited: list[str], question: str = "") -> f
     for an answer that is not a span (yes or no) and for none at all; 0.0 for one that does not
     fit the question (see `fits_question`). A small LM's guess from its own knowledge, or a name
     echoed from the question, is no reading of the passages."""
-    if _verdict(short_answer):
+    if is_verdict(short_answer):
         return 0.0 if question and not fits_question(short_answer, question) else 1.0
     wanted = _span_stems(short_answer)
     if not wanted:
@@ -246,7 +245,7 @@ def source_similarity(short_answer: str, cited: list[tuple[str, float | None]]) 
 
 
 def _span_stems(short_answer: str) -> set[str]:
-    return {_STEM(w) for w in terms(short_answer)} - _NOT_SPANS
+    return {_STEM(w) for w in terms(short_answer)} - VERDICTS
 
 
 def _share(wanted: set[str], text: str) -> float:
@@ -258,17 +257,13 @@ def fits_question(short_answer: str, question: str) -> bool:
     (unless the question offers a choice: "A or B?", "both"), a number where it asks how
     many, how much or which year, and a yes or no only where it asks yes or no ("where do
     sperm gain the ability to swim?" is not answered "yes")."""
-    if _verdict(short_answer):
+    if is_verdict(short_answer):
         return bool(_POLAR.match(question))
     said = {_STEM(w) for w in terms(short_answer)}
     asked = {_STEM(w) for w in terms(question)}
     if said <= asked and not _CHOICE.search(question):
         return False
     return not _COUNTING.search(question) or bool(_NUMBER.search(short_answer))
-
-
-def _verdict(short_answer: str) -> bool:
-    return short_answer.strip(" .!").lower() in _NOT_SPANS
 
 
 def echoes(vectors: list[list[float]]) -> tuple[float, ...]:

@@ -17,7 +17,8 @@ _UNKNOWN = re.compile(r"^\W*(unknown|not (stated|given|found|mentioned|known)|n/
 _CITATION = re.compile(r"\s*\[\d+\]")
 _QUOTES = "\"'“”‘’«»`"
 _WORD = re.compile(r"[\w.-]+")
-_VERDICTS = {"yes", "no", "true", "false"}  # answers no explanation spells out
+# answers that are no span of any passage: the passages state them, they do not spell them out
+VERDICTS = frozenset("yes no true false".split())
 LIMIT = 80  # the signatures' ShortAnswer cap, which the LM's grammar does not always hold
 
 
@@ -25,11 +26,16 @@ def says_unknown(short_answer: str) -> bool:
     return bool(_UNKNOWN.match(short_answer.strip())) or not short_answer.strip()
 
 
+def is_verdict(short_answer: str) -> bool:
+    """A yes or no (true or false): an answer, but no span."""
+    return short_answer.strip(" .!").lower() in VERDICTS
+
+
 def recorded_short_answer(question: str, short_answer: str, explanation: str) -> str:
     """The short answer as a clean span of at most `LIMIT` characters that agrees with the
     explanation; the explanation's own answer when the short answer shares no word with it."""
     short = _clean(short_answer)
-    if says_unknown(short) or short.lower() in _VERDICTS or not explanation.strip() or _agrees(short, explanation):
+    if says_unknown(short) or is_verdict(short) or not explanation.strip() or _agrees(short, explanation):
         return short
     return _own_answer(question, explanation) or short
 
