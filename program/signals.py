@@ -27,7 +27,7 @@ import numpy as np
 from py_rust_stemmers import SnowballStemmer
 
 from program.answer.short_answer import VERDICTS, is_verdict
-from program.decomposition import compared_names, named_entities
+from program.decomposition import compared_names, describes_an_entity, named_entities
 from program.evidence import approx_tokens, split_sentences, terms
 from program.retrieval.passage import Passage
 from program.thresholds import Thresholds
@@ -139,9 +139,14 @@ def bridge_entities(question: str, entities: list[str], pool: list[Passage], lim
     """The names a bridge question goes through: those in the sentence, of a page on one of the
     question's names (its title names it), that shares most terms with the question ("He worked
     as a software engineer in Tata Consultancy Services"), other than the question's names and the
-    page's own subject. Empty when no such sentence names anything.
+    page's own subject. Empty when no such sentence names anything, and for a question that names
+    all it asks about (see `describes_an_entity`): a documentation page's sentences name
+    headings, link targets and options ("Note", "Concepts.Storage.GeneralSSD"), and a hop
+    through them only adds passages the answer is not in.
     subtle: a page that merely mentions a name is often the second hop itself (Alex Ferguson's
     page mentions Manchester United); the names in its sentences lead nowhere."""
+    if not describes_an_entity(question):
+        return ()
     wanted = set(question_terms(question, entities))
     about = [p for p in pool if any(has_page(e, [p]) for e in entities)]
     scored = [(len(terms(s) & wanted), _new_names(s, [*entities, p.title])) for p in about for s in split_sentences(p.text)]

@@ -4,7 +4,7 @@ import dataclasses
 
 import pytest
 
-from program.decomposition import Plan, compared_names, named_entities, rule_based_plan
+from program.decomposition import Plan, compared_names, describes_an_entity, named_entities, rule_based_plan
 
 LOCAL_H = "Are Local H and For Against both from the United States?"
 SACHIN = "Where is the company that Sachin Warrier worked for as a software engineer headquartered? "
@@ -153,3 +153,17 @@ def test_compared_names_are_the_two_sides_of_a_comparison_and_nothing_else():
     assert compared_names("Who is older, Annie Morton or Terry Richardson?") == ("Annie Morton", "Terry Richardson")
     assert compared_names("Were Scott Derrickson and Ed Wood of the same nationality?") == ("Scott Derrickson", "Ed Wood")
     assert compared_names("Where is the company that Sachin Warrier worked for headquartered?") == ()
+
+
+@pytest.mark.parametrize("question, described", [
+    ("Where is the company that Sachin Warrier worked for as a software engineer headquartered?", True),
+    ("The arena where the Lewiston Maineiacs played their home games can seat how many people?", True),
+    ("Who was the first president of Damerjog's country?", True),  # a possessive
+    ("What is the players' union of the NFL called?", True),
+    ("What is the maximum unzipped deployment package size in AWS Lambda?", False),
+    ("Which TLS version is used in Amazon Forecast?", False),  # the opening word asks; it describes nothing
+    ("Dirleton's medieval fortress borders on the south side of what coastal area?", True),
+    ("Where is Kochi?", False),
+])
+def test_a_question_describes_what_it_asks_about_with_a_relative_word_or_a_possessive(question, described):
+    assert describes_an_entity(question) is described

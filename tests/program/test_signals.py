@@ -147,6 +147,16 @@ def test_the_bridge_is_the_name_in_the_sentence_that_matches_the_question():
     assert bridge_entities(SACHIN, ["Sachin Warrier"], [bare]) == ()
 
 
+def test_a_question_that_names_all_it_asks_about_goes_through_no_bridge():
+    # a documentation page's best sentence names its link targets and notes, not a second hop
+    q = "What is the maximum unzipped deployment package size in AWS Lambda?"
+    limits = passage("AWS Lambda quotas", "AWS Lambda deployment package size is 250 MB (unzipped), see "
+                     "Concepts.Storage.GeneralSSD and the Lambda Developer Guide.")
+    assert bridge_entities(q, ["AWS Lambda"], [limits]) == ()
+    described = "Which guide covers the deployment package size that AWS Lambda allows?"
+    assert bridge_entities(described, ["AWS Lambda"], [limits]) != ()
+
+
 def test_a_page_is_a_passage_whose_title_names_it():
     pool = [WARRIER, passage("Tata Consultancy Services", "TCS is a company.")]
     assert has_page("Tata Consultancy Services", pool) and not has_page("Kochi", pool)
@@ -220,7 +230,7 @@ def test_a_bridge_comes_from_a_page_on_a_question_name_not_a_page_that_mentions_
 
 
 def test_the_bridge_sentence_is_the_best_one_that_names_something_new():
-    q = "A medieval fortress in Dirleton borders on the south side of what coastal area?"
+    q = "Dirleton's medieval fortress borders on the south side of what coastal area?"
     village = passage("Dirleton", "Dirleton is a medieval village. It lies south of the Yellowcraigs nature reserve.")
     assert bridge_entities(q, ["Dirleton"], [village]) == ("Yellowcraigs",)
 
