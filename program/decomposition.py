@@ -49,8 +49,9 @@ _OPTIONS = re.compile(r",\s*([^,?]+?)\s+or\s+([^,?]+?)\s*[?.]*\s*$")
 _BRIDGE = re.compile(r"\b(?i:the|a|an|this)\s+((?:[a-z-]+\s+){0,2}?[a-z-]+)\s+(?:that|which|who|whom|whose|where|"
                      r"(?:in|at|on|for|from|by|with|of)\s+(?:which|whom)|\w+ed\s+by|written\s+by|known\s+by)\s")
 # a question that describes what it asks about instead of naming it: a relative word after its
-# opening word ("the company that X worked for", "the arena where ..."), or a possessive ("Damerjog's country")
-_RELATIVE = re.compile(r"^\W*\w+\W.*?\b(that|which|who|whom|whose|where|when)\b", re.I | re.S)
+# opening word ("the company that X worked for", "the arena where ..."), an indefinite subject
+# ("A medieval fortress in Dirleton borders ..."), or a possessive ("Damerjog's country")
+_RELATIVE = re.compile(r"^\W*(an?\s|\w+\W.*?\b(that|which|who|whom|whose|where|when)\b)", re.I | re.S)
 _POSSESSIVE = re.compile(r"\w['’]s\b|s['’]\s")
 # subtle: only a question word starts a second question; "and was the first track" continues the first
 # (the spaces start after a comma or a non-space: from every space of a long run, the search was quadratic)
@@ -97,9 +98,10 @@ def compared_names(question: str) -> tuple[str, ...]:
 
 def describes_an_entity(question: str) -> bool:
     """The question reaches what it asks about through a description ("Where is the company that
-    Sachin Warrier worked for headquartered?", "Who was the first president of Damerjog's
-    country?"), so its answer may lie a hop away. One that names all it asks about ("What is the
-    maximum unzipped deployment package size in AWS Lambda?") has no hop to make."""
+    Sachin Warrier worked for headquartered?", "A medieval fortress in Dirleton borders on what
+    coastal area?", "Who was the first president of Damerjog's country?"), so its answer may lie
+    a hop away. One that names all it asks about ("What is the maximum unzipped deployment
+    package size in AWS Lambda?") has no hop to make."""
     return bool(_RELATIVE.match(question) or _POSSESSIVE.search(question))
 
 
