@@ -4,7 +4,13 @@ import dataclasses
 
 import pytest
 
-from program.decomposition import Plan, compared_names, describes_an_entity, named_entities, rule_based_plan
+from program.decomposition import (
+    Plan,
+    compared_names,
+    describes_an_entity,
+    named_entities,
+    rule_based_plan,
+)
 
 LOCAL_H = "Are Local H and For Against both from the United States?"
 SACHIN = "Where is the company that Sachin Warrier worked for as a software engineer headquartered? "
