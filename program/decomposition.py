@@ -50,9 +50,12 @@ _BRIDGE = re.compile(r"\b(?i:the|a|an|this)\s+((?:[a-z-]+\s+){0,2}?[a-z-]+)\s+(?
                      r"(?:in|at|on|for|from|by|with|of)\s+(?:which|whom)|\w+ed\s+by|written\s+by|known\s+by)\s")
 # a question that describes what it asks about instead of naming it: a relative word after its
 # opening word ("the company that X worked for", "the arena where ..."), an indefinite subject
-# ("A medieval fortress in Dirleton borders ..."), or a possessive ("Damerjog's country")
+# ("A medieval fortress in Dirleton borders ..."), or a possessive ("Damerjog's country").
+# subtle: looser than `_BRIDGE`, which must find the clause's head noun to build a query from it
+# ("a South Korean boy group that ..." has capitalised words before "that")
 _RELATIVE = re.compile(r"^\W*(an?\s|\w+\W.*?\b(that|which|who|whom|whose|where|when)\b)", re.I | re.S)
-_POSSESSIVE = re.compile(r"\w['’]s\b|s['’]\s")
+_POSSESSIVE = re.compile(r"(\w+)['’]s\b|s['’]\s")
+_CONTRACTED = frozenset("it that what who where there here let he she how when why".split())  # "what's" is no possessive
 # subtle: only a question word starts a second question; "and was the first track" continues the first
 # (the spaces start after a comma or a non-space: from every space of a long run, the search was quadratic)
 _CLAUSE_SPLIT = re.compile(r"(?:,|(?<=\S))\s+and\s+(?=(?:what|which|who|whom|where|when|why|how)\b)", re.I)
@@ -102,7 +105,8 @@ def describes_an_entity(question: str) -> bool:
     coastal area?", "Who was the first president of Damerjog's country?"), so its answer may lie
     a hop away. One that names all it asks about ("What is the maximum unzipped deployment
     package size in AWS Lambda?") has no hop to make."""
-    return bool(_RELATIVE.match(question) or _POSSESSIVE.search(question))
+    return bool(_RELATIVE.match(question)) or any(
+        m.group(1) is None or m.group(1).lower() not in _CONTRACTED for m in _POSSESSIVE.finditer(question))
 
 
 def named_entities(text: str) -> list[str]:

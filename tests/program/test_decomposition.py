@@ -171,6 +171,7 @@ def test_compared_names_are_the_two_sides_of_a_comparison_and_nothing_else():
     ("Dirleton's medieval fortress borders on the south side of what coastal area?", True),
     ("A medieval fortress in Dirleton, East Lothian, Scotland borders on what coastal area?", True),
     ("Where is Kochi?", False),
+    ("What's the maximum function timeout in AWS Lambda?", False),  # a contraction, not a possessive
     ("Are Random House Tower and 888 7th Avenue both used for real estate?", False),
 ])
 def test_a_question_describes_what_it_asks_about_with_a_relative_word_or_a_possessive(question, described):
