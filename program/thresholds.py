@@ -48,8 +48,12 @@ class Thresholds(BaseModel):
     answer_confidence: float = Field(0.7, ge=0.0, le=1.0, description="judge confidence at or above which a "
                                      "sufficient verdict answers")
     off_topic_similarity: float = Field(0.3, ge=-1.0, le=1.0, description="a question whose best hit is under "
-                                        "this found nothing on topic: the only refusal made with no LM call (after "
-                                        "the web, when there is one); every other \"I don't know\" comes from reading")
+                                        "this found nothing on topic: a refusal made with no LM call (after the "
+                                        "web, when there is one), as is `names_on_topic`'s; every other \"I don't "
+                                        "know\" comes from reading")
+    names_on_topic: float = Field(0.25, ge=0.0, le=1.0, description="a question that names something, whose "
+                                  "evidence mentions under this share of its names (after any expansion), found "
+                                  "nothing on what it names: the loop abstains with no LM call; 0 never does")
     answer_support: float = Field(0.5, ge=0.0, le=1.0, description="share of a short answer's words that one of the "
                                   "passages it cites must use; under it the answer is not in its evidence, and the "
                                   "judge reads again (or the loop abstains)")

@@ -74,6 +74,7 @@ def space(trial: optuna.Trial, kind: str) -> dict:
                   "locality_similarity": trial.suggest_float("locality_similarity", 0.45, 0.8, step=0.05),
                   "off_topic_similarity": trial.suggest_float("off_topic_similarity", 0.1, 0.45, step=0.05),
                   "answer_support": trial.suggest_float("answer_support", 0.25, 0.75, step=0.25),
+                  "names_on_topic": trial.suggest_float("names_on_topic", 0.0, 0.75, step=0.25),
                   "web_gap_similarity": trial.suggest_float("web_gap_similarity", 0.4, 0.7, step=0.05),
                   "max_iterations": trial.suggest_int("max_iterations", 1, 4),
                   "max_judge_calls": trial.suggest_int("max_judge_calls", 0, 2),

@@ -165,12 +165,20 @@ def test_nothing_on_topic_with_no_web_abstains_with_no_lm_call():
     assert result.trace.resources.lm.calls == 0
 
 
-def test_an_on_topic_pool_that_never_names_the_entity_is_read_and_the_reader_says_unknown():
+def test_an_on_topic_pool_that_lacks_the_answer_is_read_and_the_reader_says_unknown():
     question = "What did Ed Wood direct?"
-    docs = [passage("Scott Derrickson", "What Scott Derrickson did was direct horror films.", similarity=0.45)]
+    docs = [passage("Ed Wood", "Ed Wood was born in Poughkeepsie, New York.", similarity=0.45)]
     result = run(scripted_lm(verdict(True, 0.8, short="unknown", answer="The passages do not say [1].")),
                  docs=docs, question=question, web=None)
     assert rules(result)[0] == "ambiguous" and result.abstained and result.trace.resources.lm.calls == 1
+
+
+def test_a_similar_pool_that_never_names_what_the_question_names_abstains_with_no_lm_call():
+    question = "What did Ed Wood direct?"
+    docs = [passage("Scott Derrickson", "What Scott Derrickson did was direct horror films.", similarity=0.45)]
+    result = run(scripted_lm(), docs=docs, question=question, web=None)
+    assert rules(result) == ["names_off_topic"] and result.abstained and result.trace.resources.lm.calls == 0
+    assert "no passage mentions 'Ed Wood'" in result.trace.steps[2].reason
 
 
 def test_a_short_answer_no_cited_passage_uses_is_judged_again_then_refused():
