@@ -3,7 +3,8 @@
 A small LM's short answer drifts from its own explanation: "1" beside "The default maxsize of
 functools.lru_cache is 128 [2]", or a whole quoted passage past the 80-character cap. The span
 recorded is the short answer cleaned and capped, and, when it shares no word with the
-explanation, the explanation's own answer. `None`, `null` and `0` are answers ("what does
+explanation or copies an evidence line (`index «Testing Click Applications: …»`), the
+explanation's own answer. `None`, `null` and `0` are answers ("what does
 shutil.which return if no command is found?"), not refusals. No LM, no I/O.
 """
 
@@ -20,6 +21,9 @@ _WORD = re.compile(r"[\w.-]+")
 # answers that are no span of any passage: the passages state them, they do not spell them out
 VERDICTS = frozenset("yes no true false".split())
 LIMIT = 80  # the signatures' ShortAnswer cap, which the LM's grammar does not always hold
+# an evidence line copied whole (program.evidence.format_evidence: `index «title: text»`); « is the
+# evidence's own quote mark, never an answer's
+_ECHO = re.compile(r"^\W*(\[\d+\]\s*)?(index|web)\b[^«\n]{0,80}«")
 
 
 def says_unknown(short_answer: str) -> bool:
@@ -33,7 +37,10 @@ def is_verdict(short_answer: str) -> bool:
 
 def recorded_short_answer(question: str, short_answer: str, explanation: str) -> str:
     """The short answer as a clean span of at most `LIMIT` characters that agrees with the
-    explanation; the explanation's own answer when the short answer shares no word with it."""
+    explanation; the explanation's own answer when the short answer shares no word with it, or is
+    an evidence line copied whole ("" when the explanation is a copy too: nothing was answered)."""
+    if _ECHO.match(short_answer):
+        return "" if _ECHO.match(explanation) else _own_answer(question, explanation)
     short = _clean(short_answer)
     if says_unknown(short) or is_verdict(short) or not explanation.strip() or _agrees(short, explanation):
         return short

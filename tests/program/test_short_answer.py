@@ -29,8 +29,19 @@ def test_a_yes_or_no_stands_beside_an_explanation_that_never_says_it():
     assert recorded_short_answer("Were both American?", "yes", "Both are American [1][3].") == "yes"
 
 
-def test_a_quoted_passage_is_unquoted_and_capped_at_a_word_boundary():
-    passage = "index «" + "the index of the first item whose value matches, searched from the start " * 3 + "»"
-    said = recorded_short_answer("What does index return?", passage, "")
-    assert len(said) <= LIMIT and "«" not in said and said.startswith("index the index") and not said.endswith(" ")
+def test_a_quoted_span_is_unquoted_and_capped_at_a_word_boundary():
+    span = "«" + "the index of the first item whose value matches, searched from the start " * 3 + "»"
+    said = recorded_short_answer("What does index return?", span, "")
+    assert len(said) <= LIMIT and "«" not in said and said.startswith("the index") and not said.endswith(" ")
     assert recorded_short_answer("Q?", "“Chief of Protocol” [1]", "") == "Chief of Protocol"
+
+
+def test_an_evidence_line_copied_whole_is_no_short_answer():
+    q = "Which class of click.testing invokes a command line script in isolation for tests?"
+    line = "index «Testing Click Applications: # Testing Click Applications For basic testing, Click provides"
+    assert recorded_short_answer(q, line, line + " [2]") == ""
+    assert says_unknown(recorded_short_answer(q, line, line))
+    assert recorded_short_answer(q, f"[1] {line}", "The CliRunner class invokes it [1].") == "CliRunner"
+    web = "web docs.python.org «json — JSON encoder and decoder: ..."
+    assert recorded_short_answer("What encodes JSON?", web, "json.dumps encodes it [1].") == "json.dumps"
+    assert recorded_short_answer("Which index?", "index 3", "Index 3 [1].") == "index 3"
