@@ -15,6 +15,7 @@ Pure functions over numbers and text. This module decides nothing: `program.gate
 
 from __future__ import annotations
 
+import difflib
 import functools
 import re
 import threading
@@ -67,6 +68,7 @@ class Signals:
     term_coverage: float = 1.0  # share of the question's own terms the evidence uses
     sub_queries: tuple[tuple[str, float], ...] = ()  # each measured sub-query and its best similarity
     missing_entities: tuple[str, ...] = ()
+    unnamed: tuple[str, ...] = ()  # of those, the ones no word of the evidence is even close to (see `loosely_mentions`)
     missing_terms: tuple[str, ...] = ()  # the question's terms no passage uses
     bridges: tuple[str, ...] = ()  # names a bridge question goes through (see `bridge_entities`)
     unmet_bridges: tuple[str, ...] = ()  # of those, the ones no passage is about
@@ -115,6 +117,22 @@ def mentions(entity: str, text: str) -> bool:
     """The entity's name, or every word of it, in the text (case and punctuation aside)."""
     words = _words(entity)
     return bool(words) and (entity.lower() in text.lower() or words <= _words(text))
+
+
+def loosely_mentions(entity: str, text: str) -> bool:
+    """`mentions`, forgiving a question's typo: each word of the name of four letters or more is in
+    the text or close to one of its words (the same first two letters, difflib's ratio 0.8 or more),
+    and shorter words may be missing: "Livesey Hal War Memorial" is met by "Livesey Hall War
+    Memorial"; "PutObject" is not met by "GetObject"."""
+    words = _words(entity)
+    wanted = [w for w in words if len(w) >= 4] or list(words)
+    seen = _words(text)
+    return bool(wanted) and all(w in seen or _close(w, seen) for w in wanted)
+
+
+def _close(word: str, seen: frozenset[str]) -> bool:
+    alike = [w for w in seen if w[:2] == word[:2]]
+    return bool(difflib.get_close_matches(word, alike, n=1, cutoff=0.8))
 
 
 @functools.lru_cache(maxsize=16384)
@@ -302,7 +320,7 @@ def measure(ranked: dict[str, list[float]], question: str, entities: list[str], 
         bridges=read.bridges, unmet_bridges=read.unmet, echoes=echoes([p.unit for p in pool if p.unit is not None]),
         saturation=read.tokens / t.evidence_tokens, gain=1.0,
         sub_queries=sub_queries, unsourced=read.unsourced,
-        missing_entities=read.missing, strong_neighbours=strong_neighbours, named=len(entities),
+        missing_entities=read.missing, unnamed=read.unnamed, strong_neighbours=strong_neighbours, named=len(entities),
         pageless=read.pageless, compared=read.compared, compared_pageless=read.compared_pageless)
     if before is None:
         return signals
@@ -313,6 +331,7 @@ def measure(ranked: dict[str, list[float]], question: str, entities: list[str], 
 class Reading:
     """What the pool's text says about the question, thresholds aside."""
     missing: tuple[str, ...]
+    unnamed: tuple[str, ...]
     wanted: int
     unused: tuple[str, ...]
     bridges: tuple[str, ...]
@@ -345,8 +364,9 @@ def read_pool(question: str, entities: tuple[str, ...], pool: tuple[Passage, ...
     # once the web has had its say on the hop, its pages count like any other
     hop_open = bridges and unmet == bridges and not searched_web
     compared = compared_names(question)
+    missing = tuple(e for e in entities if not mentions(e, text))
     return Reading(
-        missing=tuple(e for e in entities if not mentions(e, text)), wanted=len(wanted),
+        missing=missing, unnamed=tuple(e for e in missing if not loosely_mentions(e, text)), wanted=len(wanted),
         unused=unused_terms(wanted, _term_scope(list(entities), passages, text) if hop_open else text),
         bridges=bridges, unmet=unmet,
         tokens=sum(approx_tokens(p.text) for p in passages),

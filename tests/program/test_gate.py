@@ -95,7 +95,8 @@ def test_nothing_on_topic_is_the_one_refusal_with_no_lm_call_and_the_web_comes_f
 
 def test_a_docs_question_whose_evidence_never_names_its_api_abstains_unread_once_expansions_are_done():
     # a documentation corpus: the evidence is headings and file names, none of them PutObject
-    unnamed = signals(best=0.52, cliff=0.05, named=1, entity_coverage=0.0, missing_entities=("PutObject",))
+    unnamed = signals(best=0.52, cliff=0.05, named=1, entity_coverage=0.0, missing_entities=("PutObject",),
+                      unnamed=("PutObject",))
     d = decide(unnamed, Progress(question="What does PutObject return on a 403?"), NO_WEB, T)
     assert (d.action, d.rule, d.ended) == ("abstain", "names_off_topic", "abstained")
     assert "no passage mentions 'PutObject'" in d.reason
@@ -104,8 +105,11 @@ def test_a_docs_question_whose_evidence_never_names_its_api_abstains_unread_once
 
 
 def test_half_the_names_met_is_on_topic_and_read():
-    half = signals(best=0.52, cliff=0.05, named=2, entity_coverage=0.5, missing_entities=("Annie Morton",))
+    half = signals(best=0.52, cliff=0.05, named=2, entity_coverage=0.5, missing_entities=("Annie Morton",),
+                   unnamed=("Annie Morton",))
     assert decide(half, Progress(), NO_WEB, T).rule == "ambiguous"
+    typo = signals(best=0.52, cliff=0.05, named=1, entity_coverage=0.0, missing_entities=("Livesey Hal",))
+    assert decide(typo, Progress(), NO_WEB, T).rule == "ambiguous"  # unnamed is empty: close enough to be read
     assert decide(signals(named=0, entity_coverage=1.0, cliff=0.05), Progress(), NO_WEB, T).rule == "ambiguous"
 
 

@@ -18,6 +18,7 @@ from program.signals import (
     echoes,
     fits_question,
     has_page,
+    loosely_mentions,
     measure,
     mentions,
     question_terms,
@@ -85,6 +86,21 @@ def test_mentions_matches_the_name_or_all_its_words():
     assert mentions("Ed Wood", "Edward D. Wood Jr., known as Ed Wood, was a filmmaker.")
     assert mentions("Local H", "H is a local band")
     assert not mentions("Ed Wood", "Scott Derrickson is an American director.")
+
+
+def test_loosely_mentions_forgives_a_typo_but_not_another_name():
+    memorial = "Livesey Hall War Memorial is a war memorial in Bexley, London."
+    assert not mentions("Livesey Hal War Memorial", memorial) and loosely_mentions("Livesey Hal War Memorial", memorial)
+    assert loosely_mentions("Livesy Hall", memorial)
+    flipkart = "Sachin Bansal is an Indian software engineer who co-founded Flipkart."
+    assert not loosely_mentions("Sachin Warrier", flipkart)
+    assert not loosely_mentions("PutObject", "GetObject retrieves an object from Amazon S3.")
+
+
+def test_measure_names_the_names_no_word_of_the_pool_is_close_to():
+    pool = [passage("Livesey Hall War Memorial", "It commemorates the fallen of the Second World War.")]
+    s = measure({"Q": [0.6]}, "Q", ["Livesey Hal War Memorial", "Ed Wood"], pool, T)
+    assert s.missing_entities == ("Livesey Hal War Memorial", "Ed Wood") and s.unnamed == ("Ed Wood",)
 
 
 def test_echoes_are_each_vectors_nearest_earlier_one_and_the_gate_counts_the_near_duplicates():
