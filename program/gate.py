@@ -183,7 +183,7 @@ def _unsupported_reason(p: Progress, t: Thresholds) -> str:
 
 
 def _off_topic(s: Signals, p: Progress, b: Budget, t: Thresholds) -> Decision:
-    """Retrieval found nothing on topic: the web if there is one, else the one refusal with no LM call."""
+    """Retrieval found nothing on topic: the web if there is one, else a refusal with no LM call."""
     found = f"the best passage is only {s.best:.2f} similar" if s.best >= 0 else "no passage was found"
     web = web_queries(s, p, t, own=(p.question,))
     if b.web_searches > 0 and b.iterations > 0 and web:

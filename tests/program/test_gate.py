@@ -83,7 +83,7 @@ def test_no_web_and_a_missing_entity_with_weak_but_on_topic_retrieval_is_read_no
     assert (d.action, d.rule) == ("draft", "ambiguous")
 
 
-def test_nothing_on_topic_is_the_one_refusal_with_no_lm_call_and_the_web_comes_first():
+def test_nothing_on_topic_refuses_with_no_lm_call_and_the_web_comes_first():
     off = signals(best=0.2, entity_coverage=0.0, missing_entities=("Ed Wood",))
     d = decide(off, Progress(question="Q?"), NO_WEB, T)
     assert (d.action, d.rule, d.ended) == ("abstain", "nothing_on_topic", "abstained")
