@@ -9,7 +9,7 @@ def test_flags_beat_the_config_file_which_beats_the_preset(tmp_path):
     path = tmp_path / "mine.toml"
     path.write_text('optimizer = "gepa"\ntrain_limit = 9\n[caps]\nlm_calls = 500\n')
     config = load_config("quick", path, {"train_limit": 3, "select_limit": None})
-    assert (config.optimizer, config.train_limit, config.select_limit, config.caps.lm_calls) == ("gepa", 3, 20, 500)
+    assert (config.optimizer, config.train_limit, config.select_limit, config.caps.lm_calls) == ("gepa", 3, 16, 500)
     assert config.run_id != load_config("quick").run_id
 
 
