@@ -10,7 +10,9 @@ first `--limit` dev questions, each in turn:
 - full: the `aws_docs` collection (`python -m program index --corpus aws_docs` first), no seed.
 Both run the local LM with the web off. The table gives, per question and in total: whether a page the
 question's label names was in the evidence (evidence recall), pages ingested for the question (the seed
-and the pages fetched, against the guide's page count), the gate's breadth rounds and the seconds.
+and the pages fetched, against the guide's page count), the gate's breadth rounds and the seconds. Last,
+each seeded traversal is replayed offline as `python -m optimize links` replays it, and the bench counts
+the questions whose replay fetched the same pages in every round the loop took.
 """
 
 from __future__ import annotations
@@ -36,6 +38,12 @@ from program.assembly.factory import build_program  # noqa: E402
 from program.lm.lm_profiles import configure_lm  # noqa: E402
 from program.retrieval.aws_corpus import TARBALL, aws_file  # noqa: E402
 from program.base.settings import Settings  # noqa: E402
+from optimize.links.command import AWS_SEED  # noqa: E402
+from optimize.links.questions import link_questions  # noqa: E402
+from optimize.links.site import read_site  # noqa: E402
+from optimize.links.traversal import traverse  # noqa: E402
+from program.retrieval.embeddings import load_embedder  # noqa: E402
+from program.thresholds import Thresholds  # noqa: E402
 
 
 def main() -> None:
@@ -58,6 +66,7 @@ def main() -> None:
             rows.append(row)
             print(f"{i:>2}. seed recall {row['seed']['recall']:.0f}, {row['seed']['pages']} pages | full recall "
                   f"{row['full']['recall']:.0f}, {row['guide_pages']} pages | {example.question[:60]}", flush=True)
+        _replay(rows, questions, Path(folder) / "documents", site, settings)
     _report(rows, args.out)
 
 
@@ -97,6 +106,22 @@ def _run(rag, example, url: str | None = None) -> dict:
             "short_answer": result.short_answer, "traversal": [s.model_dump() for s in result.expansion_steps]}
 
 
+def _replay(rows: list[dict], questions, documents: Path, served: str, settings: Settings) -> None:
+    """Each seeded traversal replayed offline, as `python -m optimize links` replays it, under the
+    same thresholds: per row, whether the replay fetched the same pages in every round the loop took
+    (None when the loop took none)."""
+    site = read_site(documents, settings.ingest_max_bytes)
+    linked = link_questions(site, questions, AWS_SEED, load_embedder(settings).dense)
+    for row, question in zip(rows, linked, strict=True):
+        walk = traverse(site, question.seed, question.cosines, question.terms, question.gold, Thresholds())
+        real: dict[int, set[str]] = {}
+        for step in row["seed"]["traversal"]:
+            if step["round"] >= 1 and step["status"] in ("fetched", "failed"):
+                real.setdefault(step["round"], set()).add(step["url"].replace(served + "/", site.base_url))
+        replayed = {n: set(urls) for n, urls in enumerate(walk.rounds, 1)}
+        row["replay_same"] = all(real[n] == replayed.get(n) for n in real) if real else None
+
+
 def _report(rows: list[dict], out: Path) -> None:
     out.mkdir(parents=True, exist_ok=True)
     (out / "rows.json").write_text(json.dumps(rows, indent=1))
@@ -109,6 +134,9 @@ def _report(rows: list[dict], out: Path) -> None:
           f"{mean('seed', 'breadth_rounds'):.2f} | {mean('seed', 'seconds'):.1f} |")
     print(f"| guide ingested in full | {mean('full', 'recall'):.2f} | "
           f"{sum(r['guide_pages'] for r in rows) / n:.0f} (up front) | – | {mean('full', 'seconds'):.1f} |")
+    expanded = [r["replay_same"] for r in rows if r["replay_same"] is not None]
+    print(f"offline replay (python -m optimize links): the same pages in every round the loop took on "
+          f"{sum(expanded)} of the {len(expanded)} questions it expanded")
     print(f"rows: {out / 'rows.json'}")
 
 

@@ -60,7 +60,7 @@ from program.run_state import RunState
 from program.sessions.conversation import Conversation, Sessions, Turn
 from program.sessions.follow_up import check_rewrite, follow_up_cues, substitute
 from program.sessions.memory_store import SessionStore
-from program.signals import Signals, measure, question_terms
+from program.signals import Signals, link_terms, measure
 from program.thresholds import Thresholds
 from signatures import (
     Contextualize,
@@ -297,7 +297,7 @@ class GatedRAG(dspy.Module):
 
     def _expand_breadth(self, run: RunState, step, pages: int) -> None:
         """The `pages` best links fetched and indexed, then the plan's queries searched again."""
-        terms = question_terms(run.question, run.key_concepts) + [w for e in run.key_concepts for w in e.split()]
+        terms = link_terms(run.question, run.key_concepts)
         with run.timed("web"):
             ranked = self.breadth.candidates(run.question, terms, run.seed_url, run.depths, run.thresholds)
             chosen = ranked[:pages]

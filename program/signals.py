@@ -147,6 +147,12 @@ def question_terms(question: str, entities: list[str]) -> list[str]:
     return sorted(w for w in terms(question) - named if len(w) > 2 and not w.isdigit() and w not in _ASKING)
 
 
+def link_terms(question: str, key_concepts: list[str]) -> list[str]:
+    """The words a link's URL path is matched against (`program.retrieval.breadth`): the question's
+    terms and every word of its key concepts."""
+    return question_terms(question, key_concepts) + [w for e in key_concepts for w in e.split()]
+
+
 def unused_terms(wanted: list[str], text: str) -> tuple[str, ...]:
     """The wanted terms the text never uses, compared by stem."""
     stems = {_STEM(w) for w in terms(text)}

@@ -31,6 +31,8 @@ from program.thresholds import Thresholds
 STUDY = "thresholds"
 JOURNAL = "trials.journal"  # the study, in the run folder's thresholds/
 DEEPEST_CUT = 16  # the most candidates a trial retrieves a query for
+LINK_WEIGHTS = ("link_path_weight", "link_title_weight", "link_description_weight", "link_in_degree_weight",
+                "link_depth_weight")
 
 
 class Point(BaseModel):
@@ -55,7 +57,10 @@ Evaluate = Callable[[Thresholds], tuple[float, float] | Scored]
 def space(trial: optuna.Trial, kind: str) -> dict:
     """The knobs a trial sets. `quick`: the gate's answer-now thresholds and the web budget.
     `full`: every number the gate, the retrieval cut and the evidence shown read. Planning stays
-    as it is: an LM-planned query has no recording to replay."""
+    as it is: an LM-planned query has no recording to replay. `links`: the link score's weights
+    alone, which only a traversal from a seed URL reads (`optimize.links`)."""
+    if kind == "links":
+        return {name: trial.suggest_float(name, 0.0, 1.0, step=0.05) for name in LINK_WEIGHTS}
     knobs = {"cliff_to_answer": trial.suggest_float("cliff_to_answer", 0.0, 0.35, step=0.05),
              "coverage_similarity": trial.suggest_float("coverage_similarity", 0.3, 0.65, step=0.05),
              "answer_confidence": trial.suggest_float("answer_confidence", 0.5, 0.95, step=0.05),
@@ -98,16 +103,18 @@ def replay_objective(replay: Callable[[Thresholds], list], seconds_per_call: flo
 
 
 def search_thresholds(current: Thresholds, evaluate: Evaluate, config: OptimizeConfig, folder: Path,
-                      progress: bool = True) -> tuple[Thresholds, list[Point]]:
-    """The chosen thresholds and the Pareto front, after `config.threshold_trials` trials in all."""
+                      progress: bool = True, kind: str | None = None) -> tuple[Thresholds, list[Point]]:
+    """The chosen thresholds and the Pareto front, after `config.threshold_trials` trials in all, over
+    the `kind` of space (default: the config's)."""
+    kind = kind or config.search_space
     study = _study(folder, config.seed)
-    names = list(space(optuna.trial.FixedTrial(current.model_dump()), config.search_space))
+    names = list(space(optuna.trial.FixedTrial(current.model_dump()), kind))
     if not study.trials:
         study.enqueue_trial({k: getattr(current, k) for k in names})
     _retry_unfinished(study)
 
     def objective(trial: optuna.Trial) -> tuple[float, float]:
-        thresholds = current.model_copy(update=space(trial, config.search_space))
+        thresholds = current.model_copy(update=space(trial, kind))
         trial.set_user_attr("thresholds", thresholds.model_dump())
         scored = Scored(*evaluate(thresholds))
         trial.set_user_attr("questions", [list(q) for q in scored.questions])
@@ -115,7 +122,8 @@ def search_thresholds(current: Thresholds, evaluate: Evaluate, config: OptimizeC
 
     done = sum(t.state == optuna.trial.TrialState.COMPLETE for t in study.trials)
     todo = max(0, config.threshold_trials - done)
-    with tqdm(total=todo, desc="threshold trials (replayed)", disable=not progress, unit="trial") as bar:
+    desc = "link weight trials (replayed)" if kind == "links" else "threshold trials (replayed)"
+    with tqdm(total=todo, desc=desc, disable=not progress, unit="trial") as bar:
         study.optimize(objective, n_trials=todo, callbacks=[lambda *_: bar.update()])
     front = [_point(t) for t in study.best_trials]
     return choose(front, config.latency_weight, config.latency_budget_s).thresholds, front

@@ -71,33 +71,16 @@ class BreadthExpander:
         """Every link target not yet in the collection, best first. `depths`: hops from the seed of
         the pages this traversal fetched (the seed is 0)."""
         pages, held = self._pages()
-        found = _gather(pages, held, depths) | {url: Candidate(url=url, depth=1) for url in _parents(seed) if url not in held}
-        if not found:
-            return []
-        candidates = list(found.values())
-        titles = self._best(question, [list(c.anchors) or [_path_words_text(c.url)] for c in candidates])
-        descriptions = self._best(question, [c.descriptions or list(c.anchors) or ["-"] for c in candidates])
-        most_linked = max(c.in_degree for c in candidates) or 1
-        for candidate, (title, anchor), (description, heading) in zip(candidates, titles, descriptions, strict=True):
-            if anchor in candidate.anchors:
-                candidate.anchor = anchor
-                # subtle: the tree shows the page whose link scored, when it is as close to the seed as any
-                if depths.get(candidate.anchors[anchor], 1) + 1 == candidate.depth:
-                    candidate.parent = candidate.anchors[anchor]
-            candidate.description = heading if candidate.descriptions else candidate.description
-            candidate.score = round(
-                t.link_path_weight * _path_relevance(candidate.url, terms) + t.link_title_weight * max(float(title), 0.0)
-                + t.link_description_weight * max(float(description), 0.0)
-                + t.link_in_degree_weight * candidate.in_degree / most_linked
-                + t.link_depth_weight / (1 + candidate.depth), 4)
-        return sorted(candidates, key=lambda c: (-c.score, c.url))
+        found = gather(pages, held, depths, seed)
+        return ranked(found, self._cosines(question, found), terms, depths, t)
 
-    def _best(self, question: str, options: list[list[str]]) -> list[tuple[float, str]]:
-        """For each candidate's texts, the best cosine to the question and the text that has it."""
-        flat = list(dict.fromkeys(t for texts in options for t in texts))
+    def _cosines(self, question: str, candidates: list[Candidate]) -> dict[str, float]:
+        """The question's dense cosine to every text the candidates are scored on."""
+        flat = list(dict.fromkeys(text for c in candidates for text in scored_texts(c)))
+        if not flat:
+            return {}
         vectors = np.array(self.search.embed([question, *flat]))
-        cosine = dict(zip(flat, (vectors[1:] @ vectors[0]).tolist(), strict=True))
-        return [max((cosine[t], t) for t in texts) for texts in options]
+        return dict(zip(flat, (vectors[1:] @ vectors[0]).tolist(), strict=True))
 
     def fetch(self, urls: list[str]) -> dict[str, str]:
         """Each URL fetched and indexed, several at once: url -> "" when it was, else why not."""
@@ -127,7 +110,50 @@ class BreadthExpander:
         return pages, held
 
 
-def _gather(pages: dict[str, list[Link]], held: set[str], depths: dict[str, int]) -> dict[str, Candidate]:
+def gather(pages: dict[str, list[Link]], held: set[str], depths: dict[str, int], seed: str) -> list[Candidate]:
+    """Every link target of `pages` that no page of `held` is, and the seed's parent paths."""
+    found = _gathered(pages, held, depths) | {url: Candidate(url=url, depth=1) for url in _parents(seed) if url not in held}
+    return list(found.values())
+
+
+def scored_texts(candidate: Candidate) -> list[str]:
+    """The texts a candidate's title and description relevance are read from."""
+    return list(dict.fromkeys([*_title_texts(candidate), *_description_texts(candidate)]))
+
+
+def ranked(candidates: list[Candidate], cosines: dict[str, float], terms: list[str], depths: dict[str, int],
+           t: Thresholds) -> list[Candidate]:
+    """The candidates scored with the link formula, best first. `cosines`: the question's dense
+    cosine to each of `scored_texts`; pure, so a traversal can be replayed offline under other weights."""
+    if not candidates:
+        return []
+    most_linked = max(c.in_degree for c in candidates) or 1
+    for candidate in candidates:
+        title, anchor = max((cosines[text], text) for text in _title_texts(candidate))
+        description, heading = max((cosines[text], text) for text in _description_texts(candidate))
+        if anchor in candidate.anchors:
+            candidate.anchor = anchor
+            # subtle: the tree shows the page whose link scored, when it is as close to the seed as any
+            if depths.get(candidate.anchors[anchor], 1) + 1 == candidate.depth:
+                candidate.parent = candidate.anchors[anchor]
+        candidate.description = heading if candidate.descriptions else candidate.description
+        candidate.score = round(
+            t.link_path_weight * _path_relevance(candidate.url, terms) + t.link_title_weight * max(float(title), 0.0)
+            + t.link_description_weight * max(float(description), 0.0)
+            + t.link_in_degree_weight * candidate.in_degree / most_linked
+            + t.link_depth_weight / (1 + candidate.depth), 4)
+    return sorted(candidates, key=lambda c: (-c.score, c.url))
+
+
+def _title_texts(candidate: Candidate) -> list[str]:
+    return list(candidate.anchors) or [_path_words_text(candidate.url)]
+
+
+def _description_texts(candidate: Candidate) -> list[str]:
+    return candidate.descriptions or list(candidate.anchors) or ["-"]
+
+
+def _gathered(pages: dict[str, list[Link]], held: set[str], depths: dict[str, int]) -> dict[str, Candidate]:
     found: dict[str, Candidate] = {}
     for page, links in sorted(pages.items()):
         for link in links:
