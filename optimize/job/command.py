@@ -136,7 +136,7 @@ def _overrides(args: argparse.Namespace) -> dict:
     caps = {k: getattr(args, f"max_{k}") for k in ("lm_calls", "tokens", "dollars") if getattr(args, f"max_{k}") is not None}
     flags = {k: getattr(args, k) for k in ("dataset", "val_split", "report_split", "optimizer", "teacher_model",
                                            "train_limit", "select_limit", "report_limit", "threshold_trials",
-                                           "latency_weight", "latency_budget_s")}
+                                           "latency_weight", "latency_budget_s", "report_rejected")}
     return flags | ({"caps": caps} if caps else {})
 
 

@@ -58,6 +58,9 @@ class OptimizeConfig(BaseModel):
     candidates: int = Field(0, ge=0, description="BootstrapFewShotWithRandomSearch candidates; 0 = plain BootstrapFewShot")
     threshold_trials: int = Field(200, ge=0, description="trials replayed from the select runs' recorded LM calls")
     search_space: Literal["quick", "full"] = "full"
+    report_rejected: bool = Field(False, description="when nothing ships, run the compiled candidate (the best demo set "
+                                  "with the searched thresholds) on the report questions too, to show on questions no "
+                                  "phase saw whether keeping the uncompiled program was right; one more report run")
     latency_weight: float = Field(0.3, ge=0, description="trade-off when choosing the operating point on the Pareto front")
     latency_budget_s: float | None = Field(None, gt=0, description="if set, the best quality under this p50 wins instead")
     time_limit_s: float = Field(150.0, gt=0, description="per question; the loop then answers with its draft")
@@ -66,10 +69,11 @@ class OptimizeConfig(BaseModel):
 
     @property
     def run_id(self) -> str:
-        # subtle: HotpotQA, and no reranker, leave the hash as it was before either was configurable, so
-        # older runs keep their ids
+        # subtle: HotpotQA, no reranker and no report of a rejected candidate leave the hash as it was
+        # before each was configurable, so older runs keep their ids
         hotpotqa = self.dataset == "hotpotqa"
         unset = ({"dataset", "dataset_sha256"} if hotpotqa else set()) | ({"reranker"} if self.reranker == "none" else set())
+        unset |= set() if self.report_rejected else {"report_rejected"}
         digest = hashlib.sha256(self.model_dump_json(exclude=unset).encode()).hexdigest()[:8]
         dataset = "" if hotpotqa else f"{Path(self.dataset).stem}-"
         return f"optimize-{dataset}{self.preset}-{self.optimizer}-{digest}"

@@ -10,6 +10,9 @@
    measures the replay's fidelity and decides, by the same rule, whether the thresholds ship.
 4. Report: compiled against uncompiled on the report questions, which no phase trained or
    selected on, with paired bootstrap intervals on each difference (`compiled_vs_uncompiled.md`).
+   When nothing shipped, the uncompiled program's report stands alone; with `report_rejected`
+   the candidate kept out (the best prompt candidate with the searched thresholds) runs there
+   too, as a held-out check of the keep rule.
 
 Each phase writes its output into the run folder before the next starts, and `job_state.json`
 lists the phases done, so a killed job resumes where it stopped: finished phases are skipped,
@@ -84,6 +87,9 @@ STATE = "job_state.json"
 SELECT = "select"
 UNCOMPILED = "uncompiled"
 COMPARISON = "compiled_vs_uncompiled.md"
+CANDIDATE = "prompts_candidate.json"  # the best prompt candidate, when it did not ship
+COMPILED = "compiled"
+REJECTED = "rejected"  # the compiled candidate kept out, run on the report questions with `report_rejected`
 
 
 class Decisions(BaseModel):
@@ -145,12 +151,12 @@ class Job:
         # subtle: with nothing shipped the compiled program is the uncompiled one: running it again
         # would only measure the LM's timing noise, at the price of a whole report run
         shipped = decisions.prompts.ships or decisions.thresholds.ships
-        systems = {"baseline": uncompiled} | ({"compiled": compiled} if shipped else {})
+        rejected = None if shipped or not self.config.report_rejected else self._rejected(uncompiled)
+        systems = {"baseline": uncompiled} | ({COMPILED: compiled} if shipped else {}) | (
+            {REJECTED: rejected} if rejected is not None else {})
         final = self._eval(systems, sets.report, sets.report_name, "eval", step=2)
-        table = self._compare(sets.report_name) if shipped else (
-            f"report split: {sets.report_name}, {len(sets.report)} questions\nno compiled component beat the uncompiled "
-            "one on the select questions: the program written is the uncompiled one, and its report is the baseline's")
-        self._calibrate(compiled, sets.report_name, "compiled" if shipped else "baseline")
+        table = self._compare(sets.report_name, COMPILED) if shipped else self._kept(sets, rejected is not None)
+        self._calibrate(compiled, sets.report_name, COMPILED if shipped else "baseline")
         report = [p for p in (self.folder / "eval").rglob("*") if p.is_file() and p.suffix in (".md", ".html", ".json", ".png")]
         self.tracking.log_files([self.folder / PROGRAM, self.folder / DECISIONS, *report], self.folder)
         model_uri = log_program_model(compiled, tracking_uri(self.settings), self.tracking.run_id)
@@ -175,6 +181,8 @@ class Job:
         chosen = candidates[decisions.prompts.candidate] if decisions.prompts.ships else uncompiled
         decisions.prompts_system = decisions.prompts.candidate if decisions.prompts.ships else UNCOMPILED
         print(decisions.prompts.line, file=sys.stderr)
+        if decisions.prompts.candidate in candidates and not decisions.prompts.ships:
+            _save(candidates[decisions.prompts.candidate], self.folder / CANDIDATE)  # for `report_rejected`
         _save(chosen, path)
         write_atomic(self.folder / DECISIONS, decisions.model_dump_json(indent=2))
         demos = {name: len(getattr(chosen, name).demos) for name in GatedRAG.PREDICTORS}
@@ -189,6 +197,23 @@ class Job:
         self.guard.check()
         return {self.config.optimizer: compile_prompts(uncompiled, sets.train, self._metric(), self.config,
                                                        valset=sets.select, teacher=self.teacher)}
+
+    def _rejected(self, uncompiled: GatedRAG) -> GatedRAG | None:
+        """The compiled candidate nothing of which shipped: the best prompt candidate with the searched
+        thresholds; None when the search kept the current thresholds and no prompt candidate was built."""
+        path, chosen = self.folder / CANDIDATE, self.folder / "thresholds" / CHOSEN
+        program = (loading.apply_state(uncompiled.deepcopy(), loading.read_state(path), str(path))
+                   if path.is_file() else uncompiled.deepcopy())
+        program.thresholds = Thresholds.model_validate_json(chosen.read_text()) if chosen.is_file() else program.thresholds
+        return None if program.dump_state() == uncompiled.dump_state() else program
+
+    def _kept(self, sets: JobSets, rejected_ran: bool) -> str:
+        head = (f"report split: {sets.report_name}, {len(sets.report)} questions\nno compiled component beat the "
+                "uncompiled one on the select questions: the program written is the uncompiled one")
+        if not rejected_ran:
+            return f"{head}, and its report is the baseline's"
+        return (f"{head}. The candidate kept out (its best prompts and searched thresholds), on the report "
+                f"questions, which no phase saw:\n{self._compare(sets.report_name, REJECTED)}")
 
     def _thresholds(self, program: GatedRAG, select: list[dspy.Example], state: JobState,
                     decisions: Decisions) -> Thresholds:
@@ -309,16 +334,18 @@ class Job:
         self.tracking.log_metrics(self._spent(), step=step)
         return summary
 
-    def _compare(self, split: str) -> str:
-        """Compiled against uncompiled on the report questions, per question, with paired intervals."""
+    def _compare(self, split: str, system: str) -> str:
+        """`system` (the compiled program, or the candidate kept out) against the uncompiled one on the
+        report questions, per question, with paired intervals."""
         records = RecordLog(self.folder / "eval" / RESULTS).read()
-        as_one = lambda system: [r.model_copy(update={"system": "gated"}) for r in records if r.system == system]  # noqa: E731
-        comparison = compare_runs("uncompiled", as_one("baseline"), "compiled", as_one("compiled"))
+        as_one = lambda name: [r.model_copy(update={"system": "gated"}) for r in records if r.system == name]  # noqa: E731
+        comparison = compare_runs("uncompiled", as_one("baseline"), system, as_one(system))
         table = f"report split: {split}, {comparison.systems[0].n if comparison.systems else 0} questions\n"
         table += text_table(comparison)
         write_atomic(self.folder / "eval" / COMPARISON, to_markdown(comparison_blocks(comparison), "."))
-        for system in comparison.systems:
-            self.tracking.log_metrics({f"delta.{d.metric}": d.delta.mean for d in system.deltas}, step=2)
+        prefix = "delta" if system == COMPILED else f"{system}_delta"
+        for compared in comparison.systems:
+            self.tracking.log_metrics({f"{prefix}.{d.metric}": d.delta.mean for d in compared.deltas}, step=2)
         return table
 
     def _calibrate(self, program: GatedRAG, split: str, system: str = "compiled") -> None:

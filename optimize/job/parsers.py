@@ -28,6 +28,8 @@ def add_parsers(sub, positive_int) -> None:
     run.add_argument("--select-limit", type=positive_int, help="first N questions of the select set")
     run.add_argument("--report-limit", type=positive_int, help="first N questions of the report set")
     run.add_argument("--threshold-trials", type=int)
+    run.add_argument("--report-rejected", action="store_true", default=None, help="when nothing ships, run the "
+                     "compiled candidate on the report questions too, against the uncompiled program (one more run)")
     run.add_argument("--latency-weight", type=float, help="how much latency counts when choosing on the Pareto front")
     run.add_argument("--latency-budget-s", type=float, help="choose the best quality within this latency instead")
     run.add_argument("--max-lm-calls", type=positive_int)

@@ -192,3 +192,20 @@ def test_the_job_fits_the_confidence_on_its_compiled_validation_records_and_save
     assert saved["fitted_on"].startswith("run: 40 smoke records, in-sample; C ")
     assert program.calibrator.model_dump() == saved
     assert tracking.metrics["calibration.ece_before"] > tracking.metrics["calibration.ece_after"]
+
+
+def test_a_candidate_kept_out_is_still_reported_on_held_out_questions_when_asked(tmp_path, monkeypatch, capsys):
+    """With `report_rejected`, nothing shipped, the candidate (its demos and the searched thresholds)
+    runs on the report questions beside the uncompiled program; the program written stays uncompiled."""
+    worse = GatedRAG(FakeSearch([]))
+    worse.synthesize.demos = [dspy.Example(question="q", evidence="e", short_answer="a", answer="a [1].")]
+    monkeypatch.setattr(job_module, "labelled_candidates", lambda program, train, config: {"demos-1": worse})
+    folder, outcome, _ = run_job(tmp_path, DummyLM(KEYED), report_rejected=True)
+    assert not outcome.decisions.prompts.ships
+    assert [s.system for s in outcome.summary.systems] == ["baseline", "rejected"]
+    assert "the program written is the uncompiled one. The candidate kept out" in outcome.table
+    assert "95% CI" in outcome.table and (folder / "eval" / COMPARISON).exists()
+    shipped = json.loads((folder / PROGRAM).read_text())
+    assert not shipped["synthesize"]["demos"]
+    assert json.loads((folder / "prompts_candidate.json").read_text())["synthesize"]["demos"]
+
