@@ -208,12 +208,11 @@ class Job:
         return None if program.dump_state() == uncompiled.dump_state() else program
 
     def _kept(self, sets: JobSets, rejected_ran: bool) -> str:
-        head = (f"report split: {sets.report_name}, {len(sets.report)} questions\nno compiled component beat the "
-                "uncompiled one on the select questions: the program written is the uncompiled one")
+        kept = "no compiled component beat the uncompiled one on the select questions: the program written is the uncompiled one"
         if not rejected_ran:
-            return f"{head}, and its report is the baseline's"
-        return (f"{head}. The candidate kept out (its best prompts and searched thresholds), on the report "
-                f"questions, which no phase saw:\n{self._compare(sets.report_name, REJECTED)}")
+            return f"report split: {sets.report_name}, {len(sets.report)} questions\n{kept}, and its report is the baseline's"
+        return (f"{kept}. The candidate kept out (its best prompts and searched thresholds), on the report questions, "
+                f"which no phase saw:\n{self._compare(sets.report_name, REJECTED)}")
 
     def _thresholds(self, program: GatedRAG, select: list[dspy.Example], state: JobState,
                     decisions: Decisions) -> Thresholds:
