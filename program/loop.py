@@ -451,13 +451,19 @@ class GatedRAG(dspy.Module):
     def load_state(self, state, **kwargs):
         made = state.get("gatedrag", {}).get("format", 1)
         state = {name: getattr(self, name).dump_state() for name in self.LATER_PREDICTORS} | state
-        thresholds = Thresholds.model_validate(upgrade_thresholds(state.get("thresholds", {}), made))
+        thresholds = saved_thresholds(state)
         # added within format 3: a program saved before it has none, and reports the judge's confidence
         saved = state.get("calibrator")
         calibrator = ConfidenceCalibrator.model_validate(saved) if saved is not None else None
         super().load_state(_upgrade_predictors(state, made), **kwargs)
         self.thresholds, self.calibrator = thresholds, calibrator
         return self
+
+
+def saved_thresholds(state: dict) -> Thresholds:
+    """A saved program's thresholds, upgraded from the format it was saved in."""
+    made = state.get("gatedrag", {}).get("format", 1)
+    return Thresholds.model_validate(upgrade_thresholds(state.get("thresholds", {}), made))
 
 
 def upgrade_thresholds(saved: dict, made: int) -> dict:

@@ -32,7 +32,7 @@ from optimize.links.questions import link_questions
 from optimize.links.site import read_site
 from program.assembly.loading import read_state
 from program.base.command_line import UsageError, settings_from_args
-from program.loop import upgrade_thresholds
+from program.loop import saved_thresholds
 from program.retrieval.aws_corpus import TARBALL, aws_file
 from program.retrieval.embeddings import load_embedder
 from program.thresholds import Thresholds
@@ -84,8 +84,7 @@ def _current(program: Path | None) -> tuple[Thresholds, dict | None]:
     if program is None:
         return Thresholds(), None
     state = read_state(program)
-    made = state.get("gatedrag", {}).get("format", 1)
-    return Thresholds.model_validate(upgrade_thresholds(state.get("thresholds", {}), made)), state
+    return saved_thresholds(state), state
 
 
 def _site_and_seed(settings, args, unpacked: Path) -> tuple[Path, str]:
