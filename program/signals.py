@@ -53,6 +53,10 @@ _NUMBER = re.compile(r"\d|\b(one|two|three|four|five|six|seven|eight|nine|ten|el
                      r"fifty|hundred|thousand|million|billion|dozen|several|many|few)\b", re.IGNORECASE)
 # the English Snowball stemmer (the one fastembed's BM25 uses): "located"/"location", "seated"/"seats"
 _STEM = SnowballStemmer("english").stem_word
+# small counts as words and as digits are one term when a short answer is matched to its passage:
+# "1" overtime period is what "only one overtime period is played" says
+_CARDINALS = {w: str(n) for n, w in enumerate("zero one two three four five six seven eight nine ten eleven twelve "
+                                                 "thirteen fourteen fifteen sixteen seventeen eighteen nineteen twenty".split())}
 
 
 @dataclass(frozen=True)
@@ -274,11 +278,15 @@ def source_similarity(short_answer: str, cited: list[tuple[str, float | None]]) 
 
 
 def _span_stems(short_answer: str) -> set[str]:
-    return {_STEM(w) for w in terms(short_answer)} - VERDICTS
+    return {_span_term(w) for w in terms(short_answer)} - VERDICTS
 
 
 def _share(wanted: set[str], text: str) -> float:
-    return len(wanted & {_STEM(w) for w in terms(text)}) / len(wanted)
+    return len(wanted & {_span_term(w) for w in terms(text)}) / len(wanted)
+
+
+def _span_term(word: str) -> str:
+    return _CARDINALS.get(word) or _STEM(word)
 
 
 def fits_question(short_answer: str, question: str) -> bool:

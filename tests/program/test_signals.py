@@ -291,3 +291,10 @@ def test_answer_support_is_the_share_of_the_answer_one_cited_passage_uses():
     assert answer_support("Prime Minister", cited, "Which office did she hold?") == 0.0
     assert answer_support("yes", cited, "Was she an actress?") == 1.0
     assert answer_support("yes", cited, "Which office did she hold?") == 0.0
+
+
+def test_a_count_in_digits_is_supported_by_a_passage_that_spells_it_out_and_the_other_way():
+    nfl = ["During the regular season in the NFL, only one overtime period is played."]
+    assert answer_support("1", nfl, "how many ots are there in the nfl") == 1.0
+    assert answer_support("two", ["The band released 2 albums."], "How many albums did the band release?") == 1.0
+    assert answer_support("3", nfl, "how many ots are there in the nfl") == 0.0
