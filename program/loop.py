@@ -299,7 +299,8 @@ class GatedRAG(dspy.Module):
         """The `pages` best links fetched and indexed, then the plan's queries searched again."""
         terms = link_terms(run.question, run.key_concepts)
         with run.timed("web"):
-            ranked = self.breadth.candidates(run.question, terms, run.seed_url, run.depths, run.thresholds)
+            unreachable = frozenset(s.url for s in run.expansion if s.status == "failed")
+            ranked = self.breadth.candidates(run.question, terms, run.seed_url, run.depths, run.thresholds, unreachable)
             chosen = ranked[:pages]
             failed = self.breadth.fetch([c.url for c in chosen])
         rounds = run.resources.breadth_rounds

@@ -4,7 +4,7 @@ The traversal is the loop's when the gate expands every round it may: each round
 the pages held so far with the loop's own scoring (`program.retrieval.breadth`: `gather`, then
 `ranked`) and fetches the best `breadth_pages`, for `max_breadth_rounds` rounds or until
 `max_breadth_pages` are spent. A link off the site is a failed fetch: it spends a page, adds none,
-and stays a candidate, as in the loop. What it measures is reach: whether, and after how many
+and is not tried again, as in the loop. What it measures is reach: whether, and after how many
 pages, a page the question's label names is held. The loop can stop sooner (its signals find the
 evidence enough, or a round adds nothing), so the pages counted here are the most it would fetch.
 No page is fetched and nothing is embedded here: the question's cosines come in (`Cosines`).
@@ -76,7 +76,8 @@ def traverse(site: Site, seed: str, cosines: Cosines, terms: list[str], gold: li
     reached = 0 if held and _is_gold(seed, gold) else None
     for _ in range(t.max_breadth_rounds):
         left = min(t.breadth_pages, t.max_breadth_pages - spent)
-        candidates = gather({url: site.pages[url] for url in held}, held, depths, seed) if left > 0 else []
+        done = held | {url for fetches in rounds for url in fetches}
+        candidates = gather({url: site.pages[url] for url in held}, done, depths, seed) if left > 0 else []
         if not candidates:
             break
         known = cosines.of([text for c in candidates for text in scored_texts(c)])

@@ -67,11 +67,11 @@ class BreadthExpander:
         return ExpansionStep(round=0, url=url, status="failed" if error else "seed", reason=error)
 
     def candidates(self, question: str, terms: list[str], seed: str, depths: dict[str, int],
-                   t: Thresholds) -> list[Candidate]:
+                   t: Thresholds, failed: frozenset[str] = frozenset()) -> list[Candidate]:
         """Every link target not yet in the collection, best first. `depths`: hops from the seed of
-        the pages this traversal fetched (the seed is 0)."""
+        the pages this traversal fetched (the seed is 0); `failed`: the URLs it could not fetch."""
         pages, held = self._pages()
-        found = gather(pages, held, depths, seed)
+        found = gather(pages, held | failed, depths, seed)
         return ranked(found, self._cosines(question, found), terms, depths, t)
 
     def _cosines(self, question: str, candidates: list[Candidate]) -> dict[str, float]:
@@ -110,9 +110,17 @@ class BreadthExpander:
         return pages, held
 
 
-def gather(pages: dict[str, list[Link]], held: set[str], depths: dict[str, int], seed: str) -> list[Candidate]:
-    """Every link target of `pages` that no page of `held` is, and the seed's parent paths."""
-    found = _gathered(pages, held, depths) | {url: Candidate(url=url, depth=1) for url in _parents(seed) if url not in held}
+def gather(pages: dict[str, list[Link]], done: set[str], depths: dict[str, int], seed: str) -> list[Candidate]:
+    """Every link target of `pages`, and every parent path of the seed, that is not in `done` (held,
+    or already tried and failed: a page that failed once would only spend another fetch)."""
+    found = _gathered(pages, done, depths)
+    for url in _parents(seed):
+        if url in done:
+            continue
+        # subtle: a parent path some page links keeps that page's anchors; it is one hop from the seed
+        parent = found.setdefault(url, Candidate(url=url))
+        if parent.depth > 1:
+            parent.depth, parent.parent = 1, ""
     return list(found.values())
 
 

@@ -11,6 +11,8 @@ import pytest
 
 from optimize.links.site import read_site
 from optimize.links.traversal import Cosines, TextVectors, traverse
+from program.retrieval.breadth import gather
+from program.retrieval.links import Link
 from program.thresholds import Thresholds
 
 MAX_BYTES = 5 * 2**20
@@ -102,8 +104,9 @@ def test_the_page_budget_caps_the_rounds(site):
 def test_a_link_off_the_site_spends_a_page_and_adds_none(site):
     t = Thresholds(breadth_pages=1, max_breadth_rounds=2)
     walk = traverse(site, site.url("docs/index.html"), cosines("status"), [], GOLD, t)
-    # as in the loop: a failed fetch is not held, so it is a candidate again
-    assert walk.fetched == ("https://status.example.com/", "https://status.example.com/")
+    # as in the loop: a failed fetch is not tried again, so the next round takes the next best link
+    assert walk.fetched[0] == "https://status.example.com/" and walk.fetched[1] in site.pages
+    assert walk.pages_spent == 2
 
 
 def test_a_seed_that_is_a_gold_page_is_reached_before_any_fetch(site):
@@ -122,3 +125,12 @@ def test_a_seed_off_the_site_follows_only_its_parent_paths(site):
     t = Thresholds(breadth_pages=1, max_breadth_rounds=1)
     walk = traverse(site, site.url("docs/missing.html"), cosines(QUESTION), [], GOLD, t)
     assert walk.fetched[0] in (site.url("docs/"), site.url("")) and walk.reached_at is None
+
+
+def test_a_parent_path_of_the_seed_keeps_the_anchors_pages_link_it_with(site):
+    seed = site.url("docs/valves.html")
+    pages = {seed: site.pages[seed], site.url("docs/notes.md"): [Link(url=site.url("docs/"), anchor="All the parts")]}
+    found = {c.url: c for c in gather(pages, {seed}, {seed: 0, site.url("docs/notes.md"): 2}, seed)}
+    folder = found[site.url("docs/")]
+    assert folder.anchors == {"All the parts": site.url("docs/notes.md")} and folder.in_degree == 1
+    assert folder.depth == 1 and folder.parent == ""  # a parent path is one hop from the seed

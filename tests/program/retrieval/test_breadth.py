@@ -102,19 +102,32 @@ def test_without_an_allowed_host_a_local_seed_is_refused_and_the_loop_says_so(si
     assert seeded.status == "failed" and "127.0.0.1" in seeded.reason
 
 
-def test_a_link_is_scored_by_the_best_anchor_any_page_gives_it_and_drawn_under_that_page(site, tmp_path):
+@pytest.fixture
+def expander(tmp_path):
     settings = Settings(_env_file=None, data_dir=tmp_path, collection="site", web_backend="none",
                         fetch_allow_hosts=["127.0.0.1"])
     store = EdgeStore(tmp_path / "store")
-    search = HybridSearch(store, "site", embedder=load_embedder(settings))
-    expander = BreadthExpander(settings, search)
+    yield BreadthExpander(settings, HybridSearch(store, "site", embedder=load_embedder(settings)))
+    store.close()
+
+
+def test_a_link_is_scored_by_the_best_anchor_any_page_gives_it_and_drawn_under_that_page(site, tmp_path, expander):
     # a directory listing names flange-specs.html by its file name; valves.html by what it is about
     (tmp_path / "site" / "docs" / "listing.html").write_text(page("Index of /docs", "", {
         "flange-specs.html": "flange-specs.html", "history.html": "history.html"}))
     expander.fetch([site + "listing.html", site + "valves.html"])
     depths = {site + "listing.html": 1, site + "valves.html": 1}
     found = expander.candidates(QUESTION, ["torque", "quorvex", "flange"], site + "index.html", depths, Thresholds())
-    store.close()
     flange = next(c for c in found if c.url.endswith("flange-specs.html"))
     assert flange.anchor == "Flange specifications" and flange.parent == site + "valves.html"
     assert flange.in_degree == 2 and found[0] is flange
+
+
+def test_a_link_that_failed_to_fetch_is_no_candidate_in_a_later_round(site, expander):
+    expander.fetch([site + "valves.html"])
+    depths = {site + "valves.html": 1}
+    before = expander.candidates(QUESTION, ["flange"], site + "index.html", depths, Thresholds())
+    after = expander.candidates(QUESTION, ["flange"], site + "index.html", depths, Thresholds(),
+                                failed=frozenset({site + "flange-specs.html"}))
+    assert site + "flange-specs.html" in [c.url for c in before]
+    assert site + "flange-specs.html" not in [c.url for c in after] and site + "history.html" in [c.url for c in after]
