@@ -22,7 +22,6 @@ import functools
 import http.server
 import json
 import sys
-import tarfile
 import tempfile
 import threading
 import time
@@ -36,10 +35,10 @@ import program  # noqa: E402,F401  (offline env vars first)
 from optimize.eval.aws_docs import load_aws_docs  # noqa: E402
 from program.assembly.factory import build_program  # noqa: E402
 from program.lm.lm_profiles import configure_lm  # noqa: E402
-from program.retrieval.aws_corpus import TARBALL, aws_file  # noqa: E402
+from program.retrieval.aws_corpus import aws_file, unpack_guides  # noqa: E402
 from program.base.settings import Settings  # noqa: E402
 from optimize.links.command import AWS_SEED  # noqa: E402
-from optimize.links.questions import link_questions  # noqa: E402
+from optimize.links.questions import link_questions, seed_path  # noqa: E402
 from optimize.links.site import read_site  # noqa: E402
 from optimize.links.traversal import traverse  # noqa: E402
 from program.retrieval.embeddings import load_embedder  # noqa: E402
@@ -52,7 +51,8 @@ def main() -> None:
     questions = load_aws_docs(aws_file(settings, "QA_true.csv"), "dev")[:args.limit]
     rows = []
     with tempfile.TemporaryDirectory() as folder, configure_lm(settings, cache=False, announce=False):
-        site = _serve(_unpacked(aws_file(settings, TARBALL), Path(folder)))
+        documents = unpack_guides(settings, Path(folder))
+        site = _serve(documents)
         full = build_program(settings.model_copy(update={"collection": "aws_docs"}))
         for i, example in enumerate(questions, 1):
             guide = example.gold_sources[0].split("/")[0]
@@ -60,13 +60,13 @@ def main() -> None:
                 "data_dir": Path(folder) / "data", "collection": f"seed{i:02d}", "fetch_allow_hosts": ["127.0.0.1"]})
             seeded = build_program(seeded_settings, seeded=True)
             row = {"qid": example.qid, "question": example.question, "guide": guide,
-                   "guide_pages": len(list((Path(folder) / "documents" / guide / "doc_source").glob("*.md")))}
-            row["seed"] = _run(seeded, example, url=f"{site}/{guide}/doc_source/index.md")
+                   "guide_pages": len(list((documents / guide / "doc_source").glob("*.md")))}
+            row["seed"] = _run(seeded, example, url=f"{site}/{seed_path(AWS_SEED, example)}")
             row["full"] = _run(full, example)
             rows.append(row)
             print(f"{i:>2}. seed recall {row['seed']['recall']:.0f}, {row['seed']['pages']} pages | full recall "
                   f"{row['full']['recall']:.0f}, {row['guide_pages']} pages | {example.question[:60]}", flush=True)
-        _replay(rows, questions, Path(folder) / "documents", site, settings)
+        _replay(rows, questions, documents, site, settings)
     _report(rows, args.out)
 
 
@@ -75,12 +75,6 @@ def _args() -> argparse.Namespace:
     parser.add_argument("--limit", type=int, default=20)
     parser.add_argument("--out", type=Path, default=ROOT / ".gatedrag" / "bench-breadth")
     return parser.parse_args()
-
-
-def _unpacked(tarball: Path, folder: Path) -> Path:
-    with tarfile.open(tarball) as archive:
-        archive.extractall(folder, filter="data")
-    return folder / "documents"
 
 
 def _serve(root: Path) -> str:

@@ -19,7 +19,6 @@ import argparse
 import hashlib
 import json
 import sys
-import tarfile
 import tempfile
 from pathlib import Path
 
@@ -33,7 +32,7 @@ from optimize.links.site import read_site
 from program.assembly.loading import read_state
 from program.base.command_line import UsageError, settings_from_args
 from program.loop import saved_thresholds
-from program.retrieval.aws_corpus import TARBALL, aws_file
+from program.retrieval.aws_corpus import unpack_guides
 from program.retrieval.embeddings import load_embedder
 from program.thresholds import Thresholds
 
@@ -94,9 +93,7 @@ def _site_and_seed(settings, args, unpacked: Path) -> tuple[Path, str]:
         return args.site, args.seed
     if args.dataset != "aws_docs":
         raise UsageError("give --site (a folder of the site's pages) and --seed (a page in it)")
-    with tarfile.open(aws_file(settings, TARBALL)) as archive:
-        archive.extractall(unpacked, filter="data")
-    return unpacked / "documents", args.seed or AWS_SEED
+    return unpack_guides(settings, unpacked), args.seed or AWS_SEED
 
 
 def _run_name(args, site: Path, seed: str, current: Thresholds) -> str:

@@ -30,8 +30,13 @@ def link_questions(site: Site, examples: list, seed: str, dense) -> list[LinkQue
 
 
 def seed_url(site: Site, seed: str, example) -> str:
-    top = example.gold_sources[0].strip("/").split("/")[0]
-    path = seed.replace(TOP, top)  # subtle: not str.format, which would read a user's {0.__class__}
+    path = seed_path(seed, example)
     if site.url(path) not in site.pages:
         raise ValueError(f"the seed {path!r} of question {example.qid} is not a page of the site")
     return site.url(path)
+
+
+def seed_path(seed: str, example) -> str:
+    """The example's seed page in the site folder: `seed` with `{top}` filled in."""
+    top = example.gold_sources[0].strip("/").split("/")[0]
+    return seed.replace(TOP, top)  # subtle: not str.format, which would read a user's {0.__class__}

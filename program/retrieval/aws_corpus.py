@@ -60,6 +60,13 @@ def tarball_pages(settings: Settings) -> list[str]:
         return sorted(m.name for m in archive.getmembers() if m.isfile() and m.name.endswith(".md"))
 
 
+def unpack_guides(settings: Settings, folder: Path) -> Path:
+    """Every guide unpacked into `folder`, as a site to follow links in: the folder of the guides."""
+    with tarfile.open(aws_file(settings, TARBALL)) as archive:
+        archive.extractall(folder, filter="data")
+    return folder / "documents"
+
+
 def held_out_gold(settings: Settings) -> set[str]:
     """The gold pages found on the web only."""
     gold = gold_pages(settings)
