@@ -60,7 +60,7 @@ def space(trial: optuna.Trial, kind: str) -> dict:
     as it is: an LM-planned query has no recording to replay. `links`: the link score's weights
     alone, which only a traversal from a seed URL reads (`optimize.links`)."""
     if kind == "links":
-        return {name: trial.suggest_float(name, 0.0, 1.0, step=0.05) for name in LINK_WEIGHTS}
+        return _on_grid({name: trial.suggest_float(name, 0.0, 1.0, step=0.05) for name in LINK_WEIGHTS})
     knobs = {"cliff_to_answer": trial.suggest_float("cliff_to_answer", 0.0, 0.35, step=0.05),
              "coverage_similarity": trial.suggest_float("coverage_similarity", 0.3, 0.65, step=0.05),
              "answer_confidence": trial.suggest_float("answer_confidence", 0.5, 0.95, step=0.05),
@@ -88,7 +88,12 @@ def space(trial: optuna.Trial, kind: str) -> dict:
                   "relevance_weight": trial.suggest_float("relevance_weight", 0.5, 1.0, step=0.1),
                   "judge_weight": trial.suggest_float("judge_weight", 0.5, 0.9, step=0.1),
                   "accept_score": trial.suggest_float("accept_score", 0.5, 0.9, step=0.05)}
-    return knobs
+    return _on_grid(knobs)
+
+
+def _on_grid(knobs: dict) -> dict:
+    """Optuna's steps are float sums (0.15000000000000002): rounded, a saved point reads as the grid's."""
+    return {name: round(value, 6) if isinstance(value, float) else value for name, value in knobs.items()}
 
 
 def replay_objective(replay: Callable[[Thresholds], list], seconds_per_call: float) -> Evaluate:

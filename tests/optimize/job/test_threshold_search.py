@@ -71,3 +71,10 @@ def test_the_full_space_moves_every_number_the_gate_reads_but_planning():
     assert {"off_topic_similarity", "answer_support", "plateau_best", "evidence_tokens", "candidates_k"} <= set(knobs)
     assert "decompose_mode" not in knobs  # an LM-planned query has no recording to replay
     assert Thresholds().model_copy(update=knobs) == Thresholds()  # the defaults lie on the grid
+
+
+def test_a_searched_point_is_saved_on_the_grid_not_as_a_float_sum():
+    study = optuna.create_study(sampler=optuna.samplers.RandomSampler(seed=3))
+    knobs = [space(study.ask(), kind) for kind in ("full", "links") for _ in range(20)]
+    floats = [v for k in knobs for v in k.values() if isinstance(v, float)]
+    assert all(round(v, 6) == v and len(repr(v)) <= 6 for v in floats)
