@@ -193,6 +193,8 @@ class RunState:
         self.draft = (answer or "").strip() or self.draft
         self.short_answer = recorded_short_answer(self.question, short_answer or "", answer or "")
         self._draft_version = self._evidence_version
+        if self._current is not None:
+            self._current.short_answer = self.short_answer  # the step's own draft, in the trace
 
     def set_verdict(self, verdict: Verdict) -> None:
         self._verdict, self._verdict_version = verdict, self._evidence_version

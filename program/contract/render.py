@@ -77,6 +77,8 @@ def _render_step(i: int, step: Step) -> str:
         details.append("signals: " + ", ".join(f"{k} {v:g}" for k, v in step.signals.items()))
     if step.queries:
         details.append("queries: " + " | ".join(step.queries))
+    if step.short_answer is not None:
+        details.append(f"short answer: {step.short_answer!r}")
     if step.top_scores:
         details.append(f"top scores {step.top_scores}, {step.new_passages} new passages")
     if step.score_before is not None:

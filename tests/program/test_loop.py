@@ -83,6 +83,9 @@ def test_an_unsupported_draft_asks_the_judge_whose_draft_is_the_answer():
     assert rules(result) == ["ambiguous", "answer_unsupported", "judge_sufficient"]
     assert result.trace.resources.lm.calls == 2 and result.confidence == 90
     assert result.trace.steps[3].confidence == 0.9
+    # each drafting step keeps the short answer it recorded, the one the gate sent to the judge too
+    assert [s.short_answer for s in result.trace.steps[2:4]] == ["Prime Minister", "Shirley Temple"]
+    assert result.trace.steps[1].short_answer is None
 
 
 def test_a_yes_to_a_question_that_asks_no_yes_or_no_is_read_again_by_the_judge():

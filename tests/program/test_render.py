@@ -37,3 +37,10 @@ def test_render_shows_the_score_before_and_after_the_repair():
     text = render_result(Result(question="q", answer="a", acceptance=acceptance, trace=Trace(steps=[step])))
     assert "score 0.30 -> 0.94 (kept) · accepted at 0.70 · factuality 0.80" in text
     assert 'score 0.30 -> 0.94; failed: must mention "x"' in text
+
+
+def test_render_shows_the_short_answer_a_step_drafted_even_when_it_was_refused():
+    steps = [Step(action="draft", rule="ambiguous", short_answer="Prime Minister"),
+             Step(action="abstain", rule="answer_unsupported", reason="no passage the answer cites uses it")]
+    text = render_result(Result(question="q", answer="", abstained=True, trace=Trace(steps=steps)))
+    assert "short answer: 'Prime Minister'" in text.split("[ambiguous]")[1]
