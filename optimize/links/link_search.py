@@ -27,7 +27,7 @@ from optimize.job.threshold_search import (
     search_thresholds,
 )
 from optimize.links.site import Site
-from optimize.links.traversal import Cosines, Traversal, traverse
+from optimize.links.traversal import Cosines, traverse
 from program.thresholds import Thresholds
 
 
@@ -68,11 +68,9 @@ class LinkFit(BaseModel):
 
 def fit_link_weights(site: Site, questions: list[LinkQuestion], current: Thresholds, trials: int,
                      latency_weight: float, seed: int, folder: Path, progress: bool = True) -> LinkFit:
-    def walk(t: Thresholds) -> list[Traversal]:
-        return [traverse(site, q.seed, q.cosines, q.terms, q.gold, t) for q in questions]
-
     def evaluate(t: Thresholds) -> Scored:
-        scored = [(float(w.reached_at is not None), float(w.pages_spent)) for w in walk(t)]
+        walks = [traverse(site, q.seed, q.cosines, q.terms, q.gold, t) for q in questions]
+        scored = [(float(w.reached_at is not None), float(w.pages_spent)) for w in walks]
         return Scored(statistics.fmean(r for r, _ in scored), statistics.fmean(p for _, p in scored), scored)
 
     config = OptimizeConfig(threshold_trials=trials, latency_weight=latency_weight, seed=seed)
@@ -82,15 +80,20 @@ def fit_link_weights(site: Site, questions: list[LinkQuestion], current: Thresho
     picked = next(p for p in points if p.thresholds == chosen)
     gain = cross_validate(points, base.trial, latency_weight, None, seed)
     ships = chosen != current and gain is not None and gain.low > 0
-    before, after = walk(current), walk(chosen)
     return LinkFit(
         current=_weights(current), chosen=_weights(chosen), ships=ships,
         line=_line(ships, chosen == current, gain, base, picked),
         trials=len(points), questions=len(questions), reach_current=base.quality, reach_chosen=picked.quality,
         pages_current=base.latency_s, pages_chosen=picked.latency_s,
         cv_gain=gain and round(gain.mean, 4), cv_low=gain and round(gain.low, 4), cv_high=gain and round(gain.high, 4),
-        rows=[Row(qid=q.qid, question=q.question, reached_current=b.reached_at, reached_chosen=a.reached_at)
-              for q, b, a in zip(questions, before, after, strict=True)])
+        rows=[Row(qid=q.qid, question=q.question, reached_current=_reached_at(b), reached_chosen=_reached_at(a))
+              for q, b, a in zip(questions, base.questions, picked.questions, strict=True)])
+
+
+def _reached_at(scored: tuple[float, float]) -> int | None:
+    """A question's (reach, pages spent) as its trial recorded it: the pages spent to the gold page, or None."""
+    reached, pages = scored
+    return int(pages) if reached else None
 
 
 def _weights(t: Thresholds) -> dict[str, float]:
