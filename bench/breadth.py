@@ -37,7 +37,7 @@ from program.assembly.factory import build_program  # noqa: E402
 from program.lm.lm_profiles import configure_lm  # noqa: E402
 from program.retrieval.aws_corpus import aws_file, unpack_guides  # noqa: E402
 from program.base.settings import Settings  # noqa: E402
-from optimize.links.command import AWS_SEED  # noqa: E402
+from optimize.links.seeds import AWS_SEED  # noqa: E402
 from optimize.links.questions import link_questions, seed_path  # noqa: E402
 from optimize.links.site import read_site  # noqa: E402
 from optimize.links.traversal import traverse  # noqa: E402

@@ -23,6 +23,9 @@ from optimize.job.budget import BudgetExceeded, SpendingGuard, estimate
 from optimize.job.config import load_config
 from optimize.job.export_prompts import export_prompts
 from optimize.job.job import PROGRAM, STATE, Job, JobState
+from optimize.links.questions import seed_path
+from optimize.links.seeds import seed_page
+from optimize.links.site_fit import labelled
 from program.assembly.factory import build_program
 from program.base.command_line import INTERRUPTED, UsageError, settings_from_args
 from program.lm.lm_profiles import build_teacher, configure_lm
@@ -40,6 +43,7 @@ def run_command(args: argparse.Namespace) -> int:
     settings = settings_from_args(args, profile="profile", local_model="local_model", data_dir="data_dir",
                                   collection="collection")
     config, sets = _dataset(settings, loaded)
+    _check_site(config, sets)
     if config.teacher_model and config.optimizer == "labelled":
         raise UsageError("--teacher-model needs --optimizer bootstrap, mipro or gepa: labelled demos are taught by "
                          "the labels")
@@ -64,6 +68,21 @@ def _dataset(settings, config):
         raise UsageError(str(error)) from None
     config = config.model_copy(update={"dataset": ref.name, "dataset_sha256": ref.sha256, "reranker": settings.reranker})
     return config, sets.limited(config.train_limit, config.select_limit, config.report_limit)
+
+
+def _check_site(config, sets) -> None:
+    """A site and seed given wrongly end the job before it starts, not after its LM phases."""
+    if config.site is None and config.seed_page is None:
+        return
+    seed = seed_page(config.dataset, config.site, config.seed_page)
+    if config.site is None:
+        return
+    if not config.site.is_dir():
+        raise UsageError(f"no site folder at {config.site}")
+    for example in labelled(sets.train + sets.select + sets.report):
+        if not (config.site / seed_path(seed, example)).is_file():
+            raise UsageError(f"the seed {seed_path(seed, example)!r} of question {example.qid} is not a page in "
+                             f"{config.site}")
 
 
 def _run(config, settings, folder: Path, model: str, sets, progress: bool) -> int:
@@ -136,7 +155,10 @@ def _overrides(args: argparse.Namespace) -> dict:
     caps = {k: getattr(args, f"max_{k}") for k in ("lm_calls", "tokens", "dollars") if getattr(args, f"max_{k}") is not None}
     flags = {k: getattr(args, k) for k in ("dataset", "val_split", "report_split", "optimizer", "teacher_model",
                                            "train_limit", "select_limit", "report_limit", "threshold_trials",
-                                           "latency_weight", "latency_budget_s", "report_rejected")}
+                                           "latency_weight", "latency_budget_s", "report_rejected", "seed_page",
+                                           "link_trials")}
+    if args.site is not None:
+        flags["site"] = args.site.resolve()  # the run's hash and a resume from elsewhere see one folder
     return flags | ({"caps": caps} if caps else {})
 
 

@@ -19,6 +19,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from optimize.links.seeds import has_site
 from program.base.settings import PROJECT_ROOT
 
 PRESETS = PROJECT_ROOT / "datasets" / "optimize"
@@ -61,6 +62,11 @@ class OptimizeConfig(BaseModel):
     report_rejected: bool = Field(False, description="when nothing ships, run the compiled candidate (the best demo set "
                                   "with the searched thresholds) on the report questions too, to show on questions no "
                                   "phase saw whether keeping the uncompiled program was right; one more report run")
+    site: Path | None = Field(None, description="a folder of the dataset's site pages (markdown, HTML): the link "
+                              "weights are fitted to it; aws_docs brings its guides")
+    seed_page: str | None = Field(None, description="the page in `site` each question's walk starts from; {top} "
+                                  "stands for the first folder of its gold source")
+    link_trials: int = Field(200, ge=0, description="link-weight trials, walked offline from each question's seed page")
     latency_weight: float = Field(0.3, ge=0, description="trade-off when choosing the operating point on the Pareto front")
     latency_budget_s: float | None = Field(None, gt=0, description="if set, the best quality under this p50 wins instead")
     time_limit_s: float = Field(150.0, gt=0, description="per question; the loop then answers with its draft")
@@ -69,11 +75,13 @@ class OptimizeConfig(BaseModel):
 
     @property
     def run_id(self) -> str:
-        # subtle: HotpotQA, no reranker and no report of a rejected candidate leave the hash as it was
+        # subtle: HotpotQA, no reranker, no report of a rejected candidate and no site leave the hash as it was
         # before each was configurable, so older runs keep their ids
         hotpotqa = self.dataset == "hotpotqa"
         unset = ({"dataset", "dataset_sha256"} if hotpotqa else set()) | ({"reranker"} if self.reranker == "none" else set())
         unset |= set() if self.report_rejected else {"report_rejected"}
+        unset |= {"site", "seed_page"} - {k for k in ("site", "seed_page") if getattr(self, k) is not None}
+        unset |= set() if has_site(self.dataset, self.site) else {"link_trials"}
         digest = hashlib.sha256(self.model_dump_json(exclude=unset).encode()).hexdigest()[:8]
         dataset = "" if hotpotqa else f"{Path(self.dataset).stem}-"
         return f"optimize-{dataset}{self.preset}-{self.optimizer}-{digest}"

@@ -8,6 +8,9 @@
 3. Thresholds: hundreds of trials replayed from the shipped prompts' recording, no LM call
    each (`optimize.replay`); the chosen point then runs for real on the select questions, which
    measures the replay's fidelity and decides, by the same rule, whether the thresholds ship.
+   Then, when the dataset has a site (`aws_docs`, or `--site` and `--seed`), the link score's
+   weights: walked offline from each train and select question's seed page (`optimize.links`),
+   shipped only if their cross-validated gain in reach holds, and checked on the report questions.
 4. Report: compiled against uncompiled on the report questions, which no phase trained or
    selected on, with paired bootstrap intervals on each difference (`compiled_vs_uncompiled.md`).
    When nothing shipped, the uncompiled program's report stands alone; with `report_rejected`
@@ -69,6 +72,9 @@ from optimize.job.threshold_search import (
     replay_objective,
     search_thresholds,
 )
+from optimize.links.link_search import LinkFit
+from optimize.links.seeds import has_site, seed_page
+from optimize.links.site_fit import fit_table, fit_to_site, labelled
 from optimize.replay.recorder import LMRecorder, read_calls
 from optimize.replay.replay_lm import Recording
 from optimize.replay.replay_run import fidelity, remembering_searches, replay_at, with_memo
@@ -89,6 +95,7 @@ UNCOMPILED = "uncompiled"
 COMPARISON = "compiled_vs_uncompiled.md"
 CANDIDATE = "prompts_candidate.json"  # the best prompt candidate, when it did not ship
 COMPILED = "compiled"
+LINKS = "links"  # the link weights' fit, when the dataset has a site
 REJECTED = "rejected"  # the compiled candidate kept out, run on the report questions with `report_rejected`
 
 
@@ -97,6 +104,7 @@ class Decisions(BaseModel):
     prompts: Verdict | None = None
     prompts_system: str = UNCOMPILED  # the select run whose recording the threshold search replays
     thresholds: Verdict | None = None
+    links: Verdict | None = None  # the link weights, fitted only when the dataset has a site
     replay: dict[str, float] = {}
 
 
@@ -107,7 +115,8 @@ class Outcome:
     decisions: Decisions
 
     def __str__(self) -> str:
-        lines = [d.line for d in (self.decisions.prompts, self.decisions.thresholds) if d is not None]
+        d = self.decisions
+        lines = [v.line for v in (d.prompts, d.thresholds, d.links) if v is not None]
         return "\n".join([*lines, "", self.table])
 
 
@@ -146,6 +155,7 @@ class Job:
         prompts = self._prompts(uncompiled, sets, state, decisions)
         compiled = prompts.deepcopy()
         compiled.thresholds = self._thresholds(prompts, sets.select, state, decisions)
+        compiled.thresholds = self._links(compiled.thresholds, sets, state, decisions)
         _save(compiled, self.folder / PROGRAM)
         _seed_records(self.folder / "eval_baseline", self.folder / "eval")  # the baseline is not run twice
         # subtle: with nothing shipped the compiled program is the uncompiled one: running it again
@@ -155,7 +165,7 @@ class Job:
         systems = {"baseline": uncompiled} | ({COMPILED: compiled} if shipped else {}) | (
             {REJECTED: rejected} if rejected is not None else {})
         final = self._eval(systems, sets.report, sets.report_name, "eval", step=2)
-        table = self._compare(sets.report_name, COMPILED) if shipped else self._kept(sets, rejected is not None)
+        table = self._compare(sets.report_name, COMPILED) if shipped else self._kept(sets, rejected is not None, decisions)
         self._calibrate(compiled, sets.report_name, COMPILED if shipped else "baseline")
         report = [p for p in (self.folder / "eval").rglob("*") if p.is_file() and p.suffix in (".md", ".html", ".json", ".png")]
         self.tracking.log_files([self.folder / PROGRAM, self.folder / DECISIONS, *report], self.folder)
@@ -207,8 +217,10 @@ class Job:
         program.thresholds = Thresholds.model_validate_json(chosen.read_text()) if chosen.is_file() else program.thresholds
         return None if program.dump_state() == uncompiled.dump_state() else program
 
-    def _kept(self, sets: JobSets, rejected_ran: bool) -> str:
-        kept = "no compiled component beat the uncompiled one on the select questions: the program written is the uncompiled one"
+    def _kept(self, sets: JobSets, rejected_ran: bool, decisions: Decisions) -> str:
+        links = decisions.links is not None and decisions.links.ships
+        kept = ("no compiled component beat the uncompiled one on the select questions: the program written is the "
+                f"uncompiled one{' with the searched link weights, which only a walk from a seed URL reads' if links else ''}")
         if not rejected_ran:
             return f"report split: {sets.report_name}, {len(sets.report)} questions\n{kept}, and its report is the baseline's"
         return (f"{kept}. The candidate kept out (its best prompts and searched thresholds), on the report questions, "
@@ -250,6 +262,35 @@ class Job:
         self.tracking.log_files([path, self.folder / "thresholds" / CHOSEN, figure], self.folder)
         state.finish("thresholds", self.folder)
         return kept
+
+    def _links(self, thresholds: Thresholds, sets: JobSets, state: JobState, decisions: Decisions) -> Thresholds:
+        """The link weights fitted to the dataset's site (`optimize.links.site_fit`), when it has one:
+        searched on the train and select questions' walks from their seed pages, with the report
+        questions walked under both weights as a held-out check. No LM is run; the report runs do
+        not start from a seed URL, so this phase's check is the only one its weights get."""
+        config = self.config
+        if not has_site(config.dataset, config.site) or config.link_trials == 0:
+            return thresholds
+        path = self.folder / LINKS / "link_fit.json"
+        if "links" in state.done:
+            fit = LinkFit.model_validate_json(path.read_text())
+        else:
+            fit = fit_to_site(self.settings, config.site, seed_page(config.dataset, config.site, config.seed_page),
+                              labelled(sets.train + sets.select), thresholds, trials=config.link_trials,
+                              latency_weight=config.latency_weight, seed_number=config.seed,
+                              folder=self.folder / LINKS / "trials", progress=self.progress,
+                              held_out=labelled(sets.report))
+            held = f"; {fit.held_out.line}" if fit.held_out else ""
+            decisions.links = Verdict(component="link weights", candidate="the searched link weights", ships=fit.ships,
+                                      line=fit.line + held)
+            print(decisions.links.line, file=sys.stderr)
+            write_atomic(path, fit.model_dump_json(indent=2))
+            write_atomic(self.folder / LINKS / "link_fit.md", fit_table(fit))
+            write_atomic(self.folder / DECISIONS, decisions.model_dump_json(indent=2))
+            self.tracking.log_metrics(_link_metrics(fit), step=1)
+            self.tracking.log_files([path, self.folder / LINKS / "link_fit.md"], self.folder)
+            state.finish("links", self.folder)
+        return thresholds.model_copy(update=fit.chosen) if fit.ships else thresholds
 
     def _judge_thresholds(self, program: GatedRAG, memo: GatedRAG, chosen: Thresholds, select, recording: Recording,
                           recorded: list[Record], decisions: Decisions) -> Verdict:
@@ -380,6 +421,15 @@ class Job:
 
     def _weights(self) -> CompositeWeights:
         return CompositeWeights(latency_budget_s=self.config.time_limit_s / 2)
+
+
+def _link_metrics(fit: LinkFit) -> dict[str, float]:
+    values = {"links.shipped": float(fit.ships), "links.trials": float(fit.trials), "links.questions": float(fit.questions),
+              "links.reach_current": fit.reach_current, "links.reach_chosen": fit.reach_chosen,
+              "links.cv_gain": fit.cv_gain, "links.cv_low": fit.cv_low, "links.cv_high": fit.cv_high}
+    if fit.held_out is not None:
+        values |= {f"links.held_out_{k}": v for k, v in fit.held_out.model_dump().items()}
+    return {k: float(v) for k, v in values.items() if v is not None}
 
 
 def _seed_records(source: Path, target: Path) -> None:

@@ -30,6 +30,11 @@ def add_parsers(sub, positive_int) -> None:
     run.add_argument("--threshold-trials", type=int)
     run.add_argument("--report-rejected", action="store_true", default=None, help="when nothing ships, run the "
                      "compiled candidate on the report questions too, against the uncompiled program (one more run)")
+    run.add_argument("--site", type=Path, help="a folder of the dataset's site pages: the link score's weights are "
+                     "fitted to it, from --seed (aws_docs brings its guides)")
+    run.add_argument("--seed", dest="seed_page", metavar="PAGE", help="the page in --site each question's walk starts "
+                     "from; {top} stands for the first folder of the question's gold source")
+    run.add_argument("--link-trials", type=int, help="link-weight trials (0: leave the link weights as they are)")
     run.add_argument("--latency-weight", type=float, help="how much latency counts when choosing on the Pareto front")
     run.add_argument("--latency-budget-s", type=float, help="choose the best quality within this latency instead")
     run.add_argument("--max-lm-calls", type=positive_int)

@@ -49,6 +49,20 @@ class Row(BaseModel):
     reached_chosen: int | None
 
 
+class HeldOut(BaseModel):
+    """Questions no trial saw, walked under the current and the chosen weights."""
+    questions: int
+    reach_current: float
+    reach_chosen: float
+    pages_current: float
+    pages_chosen: float
+
+    @property
+    def line(self) -> str:
+        return (f"on the {self.questions} held-out questions, reach {self.reach_chosen:.3f} with the searched weights "
+                f"against {self.reach_current:.3f}, {self.pages_chosen:.1f} pages against {self.pages_current:.1f}")
+
+
 class LinkFit(BaseModel):
     current: dict[str, float]
     chosen: dict[str, float]
@@ -64,17 +78,13 @@ class LinkFit(BaseModel):
     cv_low: float | None = None
     cv_high: float | None = None
     rows: list[Row] = []
+    held_out: HeldOut | None = None
 
 
 def fit_link_weights(site: Site, questions: list[LinkQuestion], current: Thresholds, trials: int,
                      latency_weight: float, seed: int, folder: Path, progress: bool = True) -> LinkFit:
-    def evaluate(t: Thresholds) -> Scored:
-        walks = [traverse(site, q.seed, q.cosines, q.terms, q.gold, t) for q in questions]
-        scored = [(float(w.reached_at is not None), float(w.pages_spent)) for w in walks]
-        return Scored(statistics.fmean(r for r, _ in scored), statistics.fmean(p for _, p in scored), scored)
-
     config = OptimizeConfig(threshold_trials=trials, latency_weight=latency_weight, seed=seed)
-    chosen, _ = search_thresholds(current, evaluate, config, folder, progress, kind="links")
+    chosen, _ = search_thresholds(current, lambda t: _walked(site, questions, t), config, folder, progress, kind="links")
     points = all_points(folder)
     base = next(p for p in points if p.thresholds == current)
     picked = next(p for p in points if p.thresholds == chosen)
@@ -88,6 +98,20 @@ def fit_link_weights(site: Site, questions: list[LinkQuestion], current: Thresho
         cv_gain=gain and round(gain.mean, 4), cv_low=gain and round(gain.low, 4), cv_high=gain and round(gain.high, 4),
         rows=[Row(qid=q.qid, question=q.question, reached_current=_reached_at(b), reached_chosen=_reached_at(a))
               for q, b, a in zip(questions, base.questions, picked.questions, strict=True)])
+
+
+def walks(site: Site, questions: list[LinkQuestion], current: Thresholds, chosen: Thresholds) -> HeldOut:
+    """`questions` walked under both sets of weights."""
+    before, after = _walked(site, questions, current), _walked(site, questions, chosen)
+    return HeldOut(questions=len(questions), reach_current=before.quality, reach_chosen=after.quality,
+                   pages_current=before.latency_s, pages_chosen=after.latency_s)
+
+
+def _walked(site: Site, questions: list[LinkQuestion], t: Thresholds) -> Scored:
+    """Each question's (reached a gold page, pages spent) under `t`, and their means."""
+    walked = [traverse(site, q.seed, q.cosines, q.terms, q.gold, t) for q in questions]
+    scored = [(float(w.reached_at is not None), float(w.pages_spent)) for w in walked]
+    return Scored(statistics.fmean(r for r, _ in scored), statistics.fmean(p for _, p in scored), scored)
 
 
 def _reached_at(scored: tuple[float, float]) -> int | None:

@@ -4,6 +4,7 @@ the rule that a compiled component worse on the select questions is not shipped.
 import json
 
 import dspy
+import pytest
 from dspy.utils import DummyLM
 from mlflow import MlflowClient
 
@@ -44,14 +45,14 @@ def sets():
     return JobSets(examples(2, "train"), examples(2, "select"), examples(2, "report"), "dev without smoke", "smoke")
 
 
-def run_job(tmp_path, lm, uncompiled=None, **overrides):
+def run_job(tmp_path, lm, uncompiled=None, job_sets=None, **overrides):
     settings = Settings(data_dir=tmp_path / "data", _env_file=None)
     config = load_config("quick", overrides={"threshold_trials": 4, "time_limit_s": 30} | overrides)
     folder, guard = tmp_path / "run", SpendingGuard(config.caps, "dummy")
     folder.mkdir(exist_ok=True)
     with dspy.context(lm=lm, callbacks=[guard]), tracked_run(settings, folder, {}, "gatedrag-optimize") as tracking:
         job = Job(config, settings, folder, "dummy", guard, tracking, progress=False)
-        outcome = job.run(uncompiled or GatedRAG(FakeSearch(DOCS)), sets())
+        outcome = job.run(uncompiled or GatedRAG(FakeSearch(DOCS)), job_sets or sets())
     return folder, outcome, guard
 
 
@@ -209,3 +210,71 @@ def test_a_candidate_kept_out_is_still_reported_on_held_out_questions_when_asked
     assert not shipped["synthesize"]["demos"]
     assert json.loads((folder / "prompts_candidate.json").read_text())["synthesize"]["demos"]
 
+
+
+def linked_site(tmp_path):
+    """A seed page linking five decoys and ten topic pages, and one question per topic whose gold
+    source is its page: blind link weights (all 0) fetch the decoys first, weight on the anchor finds it."""
+    from tests.optimize.links.test_link_search import TOPICS
+    from tests.optimize.links.test_traversal import page
+
+    links = {f"Misc {n}": f"a-{n}.html" for n in range(5)} | {f"{t.title()} guide": f"z-{t}.html" for t in TOPICS}
+    (tmp_path / "site").mkdir()
+    (tmp_path / "site" / "index.html").write_text(page("Home", links))
+    for name in links.values():
+        (tmp_path / "site" / name).write_text(page(name))
+    asked = [make_example(t, f"What does the {t} guide say?", [t], [f"z-{t}.html"]) for t in TOPICS]
+    return tmp_path / "site", JobSets(asked[:4], asked[4:8], asked[8:], "dev (select half)", "dev (report half)")
+
+
+def test_a_dataset_with_a_site_gets_its_link_weights_fitted_and_the_program_carries_them(tmp_path, capsys):
+    """Walked from the seed page, the current (blind) weights reach no gold page and the searched
+    ones reach them all, held out too: they ship in the program written, though no other component did."""
+    from tests.optimize.links.test_link_search import BLIND
+
+    site, asked = linked_site(tmp_path)
+    folder, outcome, _ = run_job(tmp_path, DummyLM(KEYED), GatedRAG(FakeSearch(DOCS), thresholds=BLIND), asked,
+                                 site=site, seed_page="index.html", link_trials=20)
+    links = outcome.decisions.links
+    assert links.ships and links.line.startswith("link weights: shipping the searched weights")
+    assert "on the 2 held-out questions, reach 1.000 with the searched weights against 0.000" in links.line
+    assert links.line in capsys.readouterr().err and links.line in str(outcome)
+    assert JobState.read(folder).done == ["prompts", "thresholds", "links", "done"]
+    fit = json.loads((folder / "links" / "link_fit.json").read_text())
+    written = json.loads((folder / PROGRAM).read_text())["thresholds"]
+    assert {k: written[k] for k in fit["chosen"]} == fit["chosen"] != {k: getattr(BLIND, k) for k in fit["chosen"]}
+    assert written["breadth_pages"] == BLIND.breadth_pages
+    assert outcome.table.endswith("uncompiled one with the searched link weights, which only a walk from a seed URL "
+                                  "reads, and its report is the baseline's")
+    metrics = MlflowClient(tracking_uri(Settings(data_dir=tmp_path / "data", _env_file=None))).get_run(
+        (folder / RUN_ID_FILE).read_text()).data.metrics
+    assert metrics["links.shipped"] == 1.0 and metrics["links.held_out_reach_chosen"] == 1.0
+    run_job(tmp_path, DummyLM(KEYED), GatedRAG(FakeSearch(DOCS), thresholds=BLIND), asked,
+            site=site, seed_page="index.html", link_trials=20)
+    assert json.loads((folder / PROGRAM).read_text())["thresholds"] == written  # resumed, not refitted
+
+
+def test_a_dataset_without_a_site_has_no_links_phase(tmp_path):
+    folder, outcome, _ = run_job(tmp_path, DummyLM(KEYED))
+    assert outcome.decisions.links is None and not (folder / "links").exists()
+
+
+@pytest.mark.parametrize("flags, says", [
+    (["--site", "{site}"], "--site needs --seed"),
+    (["--seed", "index.html"], "give --site"),
+    (["--site", "{site}/nowhere", "--seed", "index.html"], "no site folder at "),
+    (["--site", "{site}", "--seed", "home.html"], "the seed 'home.html' of question "),
+])
+def test_a_site_given_wrongly_ends_the_job_in_one_line_before_it_starts(tmp_path, capsys, flags, says):
+    from optimize.cli import main
+
+    site, asked = linked_site(tmp_path)
+    path = tmp_path / "mine.jsonl"
+    path.write_text("".join(json.dumps({"id": e.qid, "question": e.question, "answers": e.answers,
+                                        "gold_sources": e.gold_sources, "split": "dev"}) + "\n"
+                            for e in asked.train + asked.select + asked.report))
+    data = tmp_path / "data"
+    flags = [f.replace("{site}", str(site)) for f in flags]
+    assert main(["--dataset", str(path), "--no-progress", "--data-dir", str(data), *flags]) == 2
+    err = capsys.readouterr().err
+    assert says in err and err.count("\n") == 1 and not (data / "runs").exists()
