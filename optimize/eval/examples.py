@@ -30,7 +30,6 @@ ALL = "all"  # a user file's split when --split is not given: every row
 TEST = "test"
 VALIDATION_NAMES = ("validation", "dev", "val")
 TRAIN_SHARE = 0.2  # DSPy's advice for prompt optimizers: a small train set, a larger validation set
-SEEDED = "seeded_80pct"  # the validation split's name when it was carved by seed
 
 
 class DatasetRef(BaseModel):
@@ -126,7 +125,7 @@ def job_sets(train: list[dspy.Example], val: list[dspy.Example], val_name: str, 
     shuffled = list(val)
     random.Random(seed).shuffle(shuffled)
     cut = len(shuffled) // 2
-    return JobSets(train, shuffled[:cut], shuffled[cut:], f"{val_name} (select half)", f"{val_name} (report half)")
+    return JobSets(train, shuffled[:cut], shuffled[cut:], f"{val_name}, select half", f"{val_name}, report half")
 
 
 def job_splits(by_split: dict[str, list[dspy.Example]], val_split: str | None,
@@ -144,14 +143,15 @@ def job_splits(by_split: dict[str, list[dspy.Example]], val_split: str | None,
     val_name = val_split or next((s for s in VALIDATION_NAMES if s in by_split), None)
     if val_name and by_split.get("train"):
         return by_split["train"], by_split[val_name], val_name
-    pool = [e for s, examples in by_split.items() if s not in (TEST, val_split) for e in examples]
+    pooled = [s for s in by_split if s not in (TEST, val_split)]
+    pool = [e for s in pooled for e in by_split[s]]
     random.Random(seed).shuffle(pool)
     if val_split is not None and pool:
         return pool, by_split[val_split], val_split
     if len(pool) < 2:
         raise DatasetError("too few questions outside the test split to train and validate on (need 2)")
     cut = max(1, round(len(pool) * TRAIN_SHARE))
-    return pool[:cut], pool[cut:], SEEDED
+    return pool[:cut], pool[cut:], f"{'+'.join(s or 'all rows' for s in pooled)} less the {TRAIN_SHARE:.0%} that trains"
 
 
 def content_sha256(path: Path) -> str:

@@ -7,7 +7,6 @@ import pytest
 from optimize.eval.example_schema import DatasetError, make_example
 from optimize.eval.examples import (
     ALL,
-    SEEDED,
     job_splits,
     load_examples,
     resolve_dataset,
@@ -62,7 +61,7 @@ def test_the_job_trains_on_train_and_validates_on_validation_or_dev():
 def test_without_splits_a_fixed_seed_keeps_a_fifth_for_training_and_never_uses_test():
     by_split = {"": examples(10, "x"), "test": examples(5, "test")}
     train, val, name = job_splits(by_split, None, seed=20240501)
-    assert (len(train), len(val), name) == (2, 8, SEEDED)
+    assert (len(train), len(val), name) == (2, 8, "all rows less the 20% that trains")
     assert not {e.qid for e in train + val} & {e.qid for e in by_split["test"]}
     assert [e.qid for e in train] == [e.qid for e in job_splits(by_split, None, seed=20240501)[0]]
     with pytest.raises(DatasetError, match="unknown validation split 'validation'"):
@@ -79,7 +78,7 @@ def test_the_job_sets_are_disjoint_halves_or_the_named_report_split():
     assert len(halves.select) == 4 and len(halves.report) == 5  # a train question in dev is dropped
     ids = [{e.qid for e in part} for part in (halves.train, halves.select, halves.report)]
     assert not (ids[0] & ids[1] or ids[0] & ids[2] or ids[1] & ids[2])
-    assert (halves.select_name, halves.report_name) == ("dev (select half)", "dev (report half)")
+    assert (halves.select_name, halves.report_name) == ("dev, select half", "dev, report half")
     assert [e.qid for e in job_sets(train, dev, "dev", None, "", seed=7).select] == [e.qid for e in halves.select]
     named = job_sets(train, dev, "dev", dev[:3], "smoke", seed=7)
     assert [e.qid for e in named.report] == [e.qid for e in dev[:3]] and named.select == dev[3:]

@@ -156,7 +156,7 @@ def test_python_m_optimize_dataset_file_trains_and_validates_on_the_file(tmp_pat
     monkeypatch.setenv("MLFLOW_TRACKING_URI", "")
     assert main(["--dataset", str(path), "--threshold-trials", "2", "--no-progress", "--data-dir", str(data)]) == 0
     err = capsys.readouterr().err
-    assert "2 train, 1 select (dev (select half)), 1 report (dev (report half)) questions" in err
+    assert "2 train, 1 select (dev, select half), 1 report (dev, report half) questions" in err
     folder = next((data / "runs").glob("optimize-mine-quick-labelled-*"))
     config = json.loads((folder / "config.json").read_text())
     assert (config["dataset"], len(config["dataset_sha256"])) == (str(path.resolve()), 64)
@@ -224,7 +224,7 @@ def linked_site(tmp_path):
     for name in links.values():
         (tmp_path / "site" / name).write_text(page(name))
     asked = [make_example(t, f"What does the {t} guide say?", [t], [f"z-{t}.html"]) for t in TOPICS]
-    return tmp_path / "site", JobSets(asked[:4], asked[4:8], asked[8:], "dev (select half)", "dev (report half)")
+    return tmp_path / "site", JobSets(asked[:4], asked[4:8], asked[8:], "dev, select half", "dev, report half")
 
 
 def test_a_dataset_with_a_site_gets_its_link_weights_fitted_and_the_program_carries_them(tmp_path, capsys):
