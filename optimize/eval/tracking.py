@@ -12,6 +12,7 @@ gets its MLflow trace. This module does not evaluate.
 from __future__ import annotations
 
 import os
+import sys
 import time
 import uuid
 from contextlib import contextmanager
@@ -47,7 +48,7 @@ def tracked_run(settings: Settings, folder: Path, params: dict[str, object],
     client = MlflowClient(tracking_uri(settings))
     point_mlflow_at(tracking_uri(settings))  # where the question traces go (mlflow's tracing is global)
     run_id = _resume(client, folder) or _create(client, settings, folder, experiment)
-    client.log_batch(run_id, params=[Param(k, str(v)) for k, v in _without_secrets(params, settings).items()])
+    _log_params(client, run_id, _without_secrets(params, settings))
     try:
         yield EvalTracking(client, run_id)
     except KeyboardInterrupt:
@@ -137,6 +138,18 @@ class EvalTracking:
         for path in paths:
             parent = path.parent.relative_to(root).as_posix()
             self.client.log_artifact(self.run_id, str(path), None if parent == "." else parent)
+
+
+def _log_params(client: MlflowClient, run_id: str, params: dict[str, object]) -> None:
+    """The params the run lacks. A resumed run keeps those it was first logged with: MLflow refuses
+    to change a param, and a resumed folder's config is the same, so a value that differs is a
+    label renamed since (a split's name), said in one line rather than ending the run."""
+    logged = client.get_run(run_id).data.params
+    changed = sorted(k for k, v in params.items() if k in logged and logged[k] != str(v))
+    if changed:
+        print(f"MLflow run {run_id} keeps the params it was first logged with; now different: {', '.join(changed)}",
+              file=sys.stderr)
+    client.log_batch(run_id, params=[Param(k, str(v)) for k, v in params.items() if k not in logged])
 
 
 def _resume(client: MlflowClient, folder: Path) -> str | None:

@@ -45,6 +45,18 @@ def test_a_resumed_eval_continues_the_same_mlflow_run(settings, tmp_path):
     assert (tmp_path / RUN_ID_FILE).read_text() == first
 
 
+def test_a_resumed_run_whose_label_was_renamed_since_keeps_its_first_params_and_says_so(settings, tmp_path, capsys):
+    """A run folder resumed after an upgrade renamed a label (a split's name): MLflow refuses to
+    change a param, so the run keeps the first value, logs the new params, and carries on."""
+    with tracked_run(settings, tmp_path, PARAMS):
+        pass
+    with tracked_run(settings, tmp_path, PARAMS | {"split": "smoke, report half", "model": "m"}):
+        pass
+    run = run_of(settings, tmp_path)[1]
+    assert run.info.status == "FINISHED" and run.data.params == {"split": "smoke", "systems": "gated", "model": "m"}
+    assert "keeps the params it was first logged with; now different: split" in capsys.readouterr().err
+
+
 def test_a_run_killed_before_its_id_was_saved_is_taken_up_again_not_left_running(settings, tmp_path):
     with tracked_run(settings, tmp_path, PARAMS):
         orphan = (tmp_path / RUN_ID_FILE).read_text()
