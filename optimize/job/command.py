@@ -24,7 +24,7 @@ from optimize.job.config import load_config
 from optimize.job.export_prompts import export_prompts
 from optimize.job.job import PROGRAM, STATE, Job, JobState
 from optimize.links.questions import seed_path
-from optimize.links.seeds import seed_page
+from optimize.links.seeds import has_site, seed_page
 from optimize.links.site_fit import labelled
 from program.assembly.factory import build_program
 from program.base.command_line import INTERRUPTED, UsageError, settings_from_args
@@ -72,9 +72,12 @@ def _dataset(settings, config):
 
 def _check_site(config, sets) -> None:
     """A site and seed given wrongly end the job before it starts, not after its LM phases."""
-    if config.site is None and config.seed_page is None:
+    if not has_site(config.dataset, config.site) and config.seed_page is None:
         return
     seed = seed_page(config.dataset, config.site, config.seed_page)
+    if not labelled(sets.train + sets.select):
+        raise UsageError("the link weights are fitted to questions that name their gold_sources, and no train or "
+                         "select question does")
     if config.site is None:
         return
     if not config.site.is_dir():

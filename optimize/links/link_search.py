@@ -7,7 +7,8 @@ all of them). The search is the job's: NSGA-II over (reach, pages), the first tr
 current weights, the pick the best of `reach - latency_weight * pages` on the front (both scaled).
 The pick is cross-validated over the questions (`optimize.job.cross_validation`): picked on four
 folds, scored on the fifth. It ships only if that held-out gain in reach has a 95% interval above
-0; otherwise the current weights stay, and the one line printed says why.
+0; otherwise the current weights stay, and the one line printed says why. `walks` walks other
+questions (held out from the search) under the current and the chosen weights.
 """
 
 from __future__ import annotations

@@ -264,17 +264,19 @@ def test_a_dataset_without_a_site_has_no_links_phase(tmp_path):
     (["--seed", "index.html"], "give --site"),
     (["--site", "{site}/nowhere", "--seed", "index.html"], "no site folder at "),
     (["--site", "{site}", "--seed", "home.html"], "the seed 'home.html' of question "),
+    (["--site", "{site}", "--seed", "index.html", "--unlabelled"], "and no train or select question does"),
 ])
 def test_a_site_given_wrongly_ends_the_job_in_one_line_before_it_starts(tmp_path, capsys, flags, says):
     from optimize.cli import main
 
     site, asked = linked_site(tmp_path)
     path = tmp_path / "mine.jsonl"
+    unlabelled = "--unlabelled" in flags
     path.write_text("".join(json.dumps({"id": e.qid, "question": e.question, "answers": e.answers,
-                                        "gold_sources": e.gold_sources, "split": "dev"}) + "\n"
+                                        "gold_sources": [] if unlabelled else e.gold_sources, "split": "dev"}) + "\n"
                             for e in asked.train + asked.select + asked.report))
     data = tmp_path / "data"
-    flags = [f.replace("{site}", str(site)) for f in flags]
+    flags = [f.replace("{site}", str(site)) for f in flags if f != "--unlabelled"]
     assert main(["--dataset", str(path), "--no-progress", "--data-dir", str(data), *flags]) == 2
     err = capsys.readouterr().err
     assert says in err and err.count("\n") == 1 and not (data / "runs").exists()
