@@ -25,6 +25,7 @@ from optimize.job.export_prompts import export_prompts
 from optimize.job.job import PROGRAM, STATE, Job, JobState
 from optimize.links.questions import seed_path
 from optimize.links.seeds import has_site, seed_page
+from optimize.links.site import is_page
 from optimize.links.site_fit import labelled
 from program.assembly.factory import build_program
 from program.base.command_line import INTERRUPTED, UsageError, settings_from_args
@@ -43,7 +44,7 @@ def run_command(args: argparse.Namespace) -> int:
     settings = settings_from_args(args, profile="profile", local_model="local_model", data_dir="data_dir",
                                   collection="collection")
     config, sets = _dataset(settings, loaded)
-    _check_site(config, sets)
+    _check_site(config, sets, settings.ingest_max_bytes)
     if config.teacher_model and config.optimizer == "labelled":
         raise UsageError("--teacher-model needs --optimizer bootstrap, mipro or gepa: labelled demos are taught by "
                          "the labels")
@@ -70,7 +71,7 @@ def _dataset(settings, config):
     return config, sets.limited(config.train_limit, config.select_limit, config.report_limit)
 
 
-def _check_site(config, sets) -> None:
+def _check_site(config, sets, max_bytes: int) -> None:
     """A site and seed given wrongly end the job before it starts, not after its LM phases."""
     if not has_site(config.dataset, config.site) and config.seed_page is None:
         return
@@ -83,9 +84,9 @@ def _check_site(config, sets) -> None:
     if not config.site.is_dir():
         raise UsageError(f"no site folder at {config.site}")
     for example in labelled(sets.train + sets.select + sets.report):
-        if not (config.site / seed_path(seed, example)).is_file():
+        if not is_page(config.site / seed_path(seed, example), max_bytes):
             raise UsageError(f"the seed {seed_path(seed, example)!r} of question {example.qid} is not a page in "
-                             f"{config.site}")
+                             f"{config.site} (markdown or HTML, at most {max_bytes} bytes)")
 
 
 def _run(config, settings, folder: Path, model: str, sets, progress: bool) -> int:

@@ -80,7 +80,7 @@ class OptimizeConfig(BaseModel):
         hotpotqa = self.dataset == "hotpotqa"
         unset = ({"dataset", "dataset_sha256"} if hotpotqa else set()) | ({"reranker"} if self.reranker == "none" else set())
         unset |= set() if self.report_rejected else {"report_rejected"}
-        unset |= {"site", "seed_page"} - {k for k in ("site", "seed_page") if getattr(self, k) is not None}
+        unset |= {k for k in ("site", "seed_page") if getattr(self, k) is None}
         unset |= set() if has_site(self.dataset, self.site) else {"link_trials"}
         digest = hashlib.sha256(self.model_dump_json(exclude=unset).encode()).hexdigest()[:8]
         dataset = "" if hotpotqa else f"{Path(self.dataset).stem}-"

@@ -37,9 +37,7 @@ def read_site(folder: Path, max_bytes: int, base_url: str = BASE_URL) -> Site:
     if not folder.is_dir():
         raise ValueError(f"no site folder at {folder}")
     pages = {}
-    for path in sorted(p for p in folder.rglob("*") if p.suffix.lower() in READERS and p.is_file()):
-        if path.stat().st_size > max_bytes:
-            continue
+    for path in sorted(p for p in folder.rglob("*") if is_page(p, max_bytes)):
         url = base_url + quote(path.relative_to(folder).as_posix())
         pages[url] = READERS[path.suffix.lower()](path.read_text(encoding="utf-8", errors="replace"), url)
     if not pages:
@@ -47,6 +45,11 @@ def read_site(folder: Path, max_bytes: int, base_url: str = BASE_URL) -> Site:
     for sub in [folder, *sorted(p for p in folder.rglob("*") if p.is_dir())]:
         pages[_folder_url(base_url, folder, sub)] = _folder_page(pages, base_url, folder, sub)
     return Site(base_url, pages)
+
+
+def is_page(path: Path, max_bytes: int) -> bool:
+    """Whether `read_site` reads the file as a page: markdown or HTML, and no larger than `max_bytes`."""
+    return path.suffix.lower() in READERS and path.is_file() and path.stat().st_size <= max_bytes
 
 
 def _folder_url(base_url: str, root: Path, sub: Path) -> str:

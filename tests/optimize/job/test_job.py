@@ -265,18 +265,22 @@ def test_a_dataset_without_a_site_has_no_links_phase(tmp_path):
     (["--site", "{site}/nowhere", "--seed", "index.html"], "no site folder at "),
     (["--site", "{site}", "--seed", "home.html"], "the seed 'home.html' of question "),
     (["--site", "{site}", "--seed", "index.html", "--unlabelled"], "and no train or select question does"),
+    (["--site", "{site}", "--seed", "index.html", "--oversized"], "(markdown or HTML, at most 1024 bytes)"),
 ])
-def test_a_site_given_wrongly_ends_the_job_in_one_line_before_it_starts(tmp_path, capsys, flags, says):
+def test_a_site_given_wrongly_ends_the_job_in_one_line_before_it_starts(tmp_path, capsys, monkeypatch, flags, says):
     from optimize.cli import main
 
     site, asked = linked_site(tmp_path)
+    if "--oversized" in flags:  # a seed page the links phase would leave out, as ingest refuses it
+        monkeypatch.setenv("GATEDRAG_INGEST_MAX_BYTES", "1024")
+        (site / "index.html").write_text((site / "index.html").read_text() + " " * 1024)
     path = tmp_path / "mine.jsonl"
     unlabelled = "--unlabelled" in flags
     path.write_text("".join(json.dumps({"id": e.qid, "question": e.question, "answers": e.answers,
                                         "gold_sources": [] if unlabelled else e.gold_sources, "split": "dev"}) + "\n"
                             for e in asked.train + asked.select + asked.report))
     data = tmp_path / "data"
-    flags = [f.replace("{site}", str(site)) for f in flags if f != "--unlabelled"]
+    flags = [f.replace("{site}", str(site)) for f in flags if f not in ("--unlabelled", "--oversized")]
     assert main(["--dataset", str(path), "--no-progress", "--data-dir", str(data), *flags]) == 2
     err = capsys.readouterr().err
     assert says in err and err.count("\n") == 1 and not (data / "runs").exists()
