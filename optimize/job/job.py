@@ -167,12 +167,17 @@ class Job:
         final = self._eval(systems, sets.report, sets.report_name, "eval", step=2)
         table = self._compare(sets.report_name, COMPILED) if shipped else self._kept(sets, rejected is not None, decisions)
         self._calibrate(compiled, sets.report_name, COMPILED if shipped else "baseline")
+        if "done" not in state.done:  # a finished job run again only prints its results: MLflow has them
+            self._log_outputs(compiled)
+            state.finish("done", self.folder)
+        return Outcome(final, table, decisions)
+
+    def _log_outputs(self, compiled: GatedRAG) -> None:
+        """The program, the decisions and the report as the MLflow run's artifacts, and the program as its model."""
         report = [p for p in (self.folder / "eval").rglob("*") if p.is_file() and p.suffix in (".md", ".html", ".json", ".png")]
         self.tracking.log_files([self.folder / PROGRAM, self.folder / DECISIONS, *report], self.folder)
         model_uri = log_program_model(compiled, tracking_uri(self.settings), self.tracking.run_id)
         write_atomic(self.folder / "model_uri", model_uri)
-        state.finish("done", self.folder)
-        return Outcome(final, table, decisions)
 
     def _prompts(self, uncompiled: GatedRAG, sets: JobSets, state: JobState, decisions: Decisions) -> GatedRAG:
         path = self.folder / PROMPTS

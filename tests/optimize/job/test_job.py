@@ -56,7 +56,7 @@ def run_job(tmp_path, lm, uncompiled=None, job_sets=None, **overrides):
     return folder, outcome, guard
 
 
-def test_the_job_writes_a_compiled_program_and_a_rerun_redoes_nothing(tmp_path, capsys):
+def test_the_job_writes_a_compiled_program_and_a_rerun_redoes_nothing(tmp_path, capsys, monkeypatch):
     folder, outcome, guard = run_job(tmp_path, DummyLM(KEYED))
     err = capsys.readouterr().err
     assert "resuming job" not in err
@@ -78,8 +78,9 @@ def test_the_job_writes_a_compiled_program_and_a_rerun_redoes_nothing(tmp_path, 
     metrics = client.get_run(run_id).data.metrics
     assert {"replay.fidelity_current", "replay.trials", "prompts.shipped", "thresholds.shipped"} <= set(metrics)
     again = DummyLM(KEYED)
-    run_job(tmp_path, again)
-    assert again.history == []
+    monkeypatch.setattr(job_module, "log_program_model", lambda *args: pytest.fail("a finished job logged its model again"))
+    _, rerun, _ = run_job(tmp_path, again)
+    assert again.history == [] and rerun.table == outcome.table
     assert "resuming job run: done prompts, thresholds, done" in capsys.readouterr().err
 
 
