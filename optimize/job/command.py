@@ -141,8 +141,8 @@ def _folder(settings, config, resume: str | None) -> Path:
     folder = runs / config.run_id
     state = JobState.read(folder) if (folder / STATE).exists() else None
     if state is not None and "done" in state.done:
-        print(f"{folder.name} already finished: its results again, read from its records (no LM call, nothing "
-              f"logged); remove that folder to run it afresh", file=sys.stderr)
+        print(f"{folder.name} already finished: its results again, read from its records (no LM call, and no "
+              f"artifact or model logged again); remove that folder to run it afresh", file=sys.stderr)
     return folder
 
 
