@@ -22,7 +22,7 @@ from optimize.eval.tracking import tracked_run
 from optimize.job.budget import BudgetExceeded, SpendingGuard, estimate
 from optimize.job.config import load_config
 from optimize.job.export_prompts import export_prompts
-from optimize.job.job import PROGRAM, STATE, Job, JobState
+from optimize.job.job import PROGRAM, Job, finished_outcome
 from optimize.links.questions import seed_path
 from optimize.links.seeds import has_site, seed_page
 from optimize.links.site import is_page
@@ -52,6 +52,10 @@ def run_command(args: argparse.Namespace) -> int:
     if args.dry_run:
         return _dry_run(config, sets, model)
     folder = _folder(settings, config, args.resume)
+    if (stored := finished_outcome(folder)) is not None:
+        print(f"{folder.name} already finished: its results as stored (no LM call, nothing logged); remove that "
+              "folder to run it afresh", file=sys.stderr)
+        return _finished(folder, stored)
     print(f"optimize run {folder.name}: {len(sets.train)} train, {len(sets.select)} select ({sets.select_name}), "
           f"{len(sets.report)} report ({sets.report_name}) questions -> {folder}", file=sys.stderr)
     return _run(config, settings, folder, model, sets, args.progress)
@@ -101,7 +105,7 @@ def _run(config, settings, folder: Path, model: str, sets, progress: bool) -> in
                 tracked_run(settings, folder, params, EXPERIMENT) as tracking:
             tracking.log_files([folder / "config.json"], folder)
             job = Job(config, settings, folder, model, guard, tracking, progress, teacher.lm if teacher else None)
-            summary = job.run(uncompiled, sets)
+            outcome = job.run(uncompiled, sets)
     except BudgetExceeded as stop:
         print(f"stopped: {stop}. What finished is in {folder}; raise the cap and resume with --resume {folder.name}",
               file=sys.stderr)
@@ -109,7 +113,11 @@ def _run(config, settings, folder: Path, model: str, sets, progress: bool) -> in
     except KeyboardInterrupt:
         print(f"\ninterrupted: resume with `python -m optimize --resume {folder.name}`", file=sys.stderr)
         return INTERRUPTED
-    print(summary)
+    return _finished(folder, str(outcome))
+
+
+def _finished(folder: Path, outcome: str) -> int:
+    print(outcome)
     print(f"compiled program: {folder / PROGRAM}\nreport: {folder / 'eval' / 'report.html'}")
     return 0
 
@@ -137,13 +145,7 @@ def _folder(settings, config, resume: str | None) -> Path:
         if not (folder / "config.json").is_file():
             raise UsageError(f"no optimize run {resume!r} under {runs}")
         return folder
-    # by default, continue the last unfinished run of this same config
-    folder = runs / config.run_id
-    state = JobState.read(folder) if (folder / STATE).exists() else None
-    if state is not None and "done" in state.done:
-        print(f"{folder.name} already finished: its results again, read from its records (no LM call, and no "
-              f"artifact or model logged again); remove that folder to run it afresh", file=sys.stderr)
-    return folder
+    return runs / config.run_id  # by default, the run of this same config: resumed when unfinished
 
 
 def _dry_run(config, sets, model: str) -> int:

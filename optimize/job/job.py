@@ -19,7 +19,8 @@
 
 Each phase writes its output into the run folder before the next starts, and `job_state.json`
 lists the phases done, so a killed job resumes where it stopped: finished phases are skipped,
-and every run resumes question by question from its JSONL. One MLflow run (experiment
+and every run resumes question by question from its JSONL. A finished job stores what it printed
+(`outcome.txt`): run again, the command prints that and starts nothing. One MLflow run (experiment
 "gatedrag-optimize") follows the job and records the trials, the chosen point, the replay's
 fidelity and which components shipped. Every file is written atomically (`optimize.durable`).
 At the end the confidence calibrator is fitted on the compiled program's report records (no
@@ -89,6 +90,7 @@ PROMPTS = "prompts_only.json"
 THRESHOLDS = "thresholds.json"
 CHOSEN = "chosen.json"  # the searched point, in thresholds/, whether it shipped or not
 DECISIONS = "decisions.json"
+OUTCOME = "outcome.txt"  # what a finished job prints: read back when it is run again
 STATE = "job_state.json"
 SELECT = "select"
 UNCOMPILED = "uncompiled"
@@ -133,6 +135,15 @@ class JobState(BaseModel):
         write_atomic(folder / STATE, self.model_dump_json(indent=2))
 
 
+def finished_outcome(folder: Path) -> str | None:
+    """A finished job's printed outcome, as stored; None while the job is unfinished (or finished
+    before outcomes were stored: it then runs again from its records, with no LM call)."""
+    path = folder / OUTCOME
+    if not path.is_file() or "done" not in JobState.read(folder).done:
+        return None
+    return path.read_text(encoding="utf-8")
+
+
 @dataclass
 class Job:
     config: OptimizeConfig
@@ -167,10 +178,12 @@ class Job:
         final = self._eval(systems, sets.report, sets.report_name, "eval", step=2)
         table = self._compare(sets.report_name, COMPILED) if shipped else self._kept(sets, rejected is not None, decisions)
         self._calibrate(compiled, sets.report_name, COMPILED if shipped else "baseline")
-        if "done" not in state.done:  # a finished job run again only prints its results: MLflow has them
+        outcome = Outcome(final, table, decisions)
+        write_atomic(self.folder / OUTCOME, str(outcome))
+        if "done" not in state.done:  # a job finished before its outcome was stored: MLflow has the rest
             self._log_outputs(compiled)
             state.finish("done", self.folder)
-        return Outcome(final, table, decisions)
+        return outcome
 
     def _log_outputs(self, compiled: GatedRAG) -> None:
         """The program, the decisions and the report as the MLflow run's artifacts, and the program as its model."""

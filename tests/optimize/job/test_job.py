@@ -155,8 +155,9 @@ def test_python_m_optimize_dataset_file_trains_and_validates_on_the_file(tmp_pat
     monkeypatch.setattr(program.lm.lm_profiles, "build_lm", lambda settings, cache: FakeHandle(lm))
     data = tmp_path / "data"
     monkeypatch.setenv("MLFLOW_TRACKING_URI", "")
-    assert main(["--dataset", str(path), "--threshold-trials", "2", "--no-progress", "--data-dir", str(data)]) == 0
-    err = capsys.readouterr().err
+    args = ["--dataset", str(path), "--threshold-trials", "2", "--no-progress", "--data-dir", str(data)]
+    assert main(args) == 0
+    out, err = capsys.readouterr()
     assert "2 train, 1 select (dev, select half), 1 report (dev, report half) questions" in err
     folder = next((data / "runs").glob("optimize-mine-quick-labelled-*"))
     config = json.loads((folder / "config.json").read_text())
@@ -167,6 +168,14 @@ def test_python_m_optimize_dataset_file_trains_and_validates_on_the_file(tmp_pat
     selected = {json.loads(line)["qid"] for line in (folder / "select" / "results.jsonl").read_text().splitlines()}
     evaluated = {json.loads(line)["qid"] for line in (folder / "eval" / "results.jsonl").read_text().splitlines()}
     assert len(selected) == len(evaluated) == 1 and selected | evaluated == {"dev0", "dev1"}
+    # run again, the finished job prints its stored outcome: no program, LM or MLflow run is started
+    unchanged = {p: p.stat().st_mtime_ns for p in data.rglob("*") if p.is_file()}
+    monkeypatch.setattr(job_command, "build_program", lambda settings: pytest.fail("a finished job built its program"))
+    monkeypatch.setattr(job_command, "tracked_run", lambda *args: pytest.fail("a finished job opened an MLflow run"))
+    assert main(args) == 0
+    again, err = capsys.readouterr()
+    assert again == out and "already finished: its results as stored (no LM call, nothing logged)" in err
+    assert {p: p.stat().st_mtime_ns for p in data.rglob("*") if p.is_file()} == unchanged
 
 
 class Tracking:
