@@ -88,8 +88,8 @@ def _check_site(config, sets, max_bytes: int) -> None:
     if not config.site.is_dir():
         raise UsageError(f"no site folder at {config.site}")
     for example in labelled(sets.train + sets.select + sets.report):
-        if not is_page(config.site / seed_path(seed, example), max_bytes):
-            raise UsageError(f"the seed {seed_path(seed, example)!r} of question {example.qid} is not a page in "
+        if not is_page(config.site / (path := seed_path(seed, example)), max_bytes):
+            raise UsageError(f"the seed {path!r} of question {example.qid} is not a page in "
                              f"{config.site} (markdown or HTML, at most {max_bytes} bytes)")
 
 
