@@ -78,7 +78,13 @@ from optimize.links.seeds import has_site, seed_page
 from optimize.links.site_fit import fit_table, fit_to_site, labelled
 from optimize.replay.recorder import LMRecorder, read_calls
 from optimize.replay.replay_lm import Recording
-from optimize.replay.replay_run import fidelity, remembering_searches, replay_at, with_memo
+from optimize.replay.replay_run import (
+    fidelity,
+    remembering_searches,
+    replay_at,
+    stand_in_share,
+    with_memo,
+)
 from optimize.replay.workers import TrialPool
 from program.assembly import loading
 from program.base.settings import Settings
@@ -265,7 +271,8 @@ class Job:
                             "seconds": round(time.perf_counter() - started, 1), "workers": float(pool.workers),
                             "asked": float(pool.asked), "asked_s": round(pool.asked_s, 1),
                             "best_gain": round(point.quality - _trial_of(points, program.thresholds).quality, 4),
-                            "fidelity_current": self._fidelity(memo, program.thresholds, select, recording, recorded)}
+                            "fidelity_current": self._fidelity(memo, program.thresholds, select, recording, recorded),
+                            "chosen_stand_ins": round(stand_in_share(memo, chosen, select, recording, self._score()), 3)}
         decisions.replay |= self._cross_validated(points, program.thresholds)
         decisions.thresholds = self._judge_thresholds(program, memo, chosen, select, recording, recorded, decisions)
         print(decisions.thresholds.line, file=sys.stderr)
@@ -317,20 +324,21 @@ class Job:
         if chosen == program.thresholds:
             return Verdict(component="thresholds", candidate="the current thresholds", ships=False,
                            line="thresholds: the search chose the current thresholds; keeping them")
-        if decisions.replay.get("cv_gain", 1.0) <= 0:
+        r = decisions.replay
+        if r.get("cv_gain", 1.0) <= 0:
             # subtle: the pick's gain on the questions that picked it is partly luck; held out, it
             # is not there, and a real run to confirm it would cost as much as the whole search saved
-            r = decisions.replay
             return Verdict(component="thresholds", candidate="the searched thresholds", ships=False, line=(
                 f"thresholds: keeping the uncompiled thresholds; the best replayed point gained {r['best_gain']:+.3f} "
                 f"composite on the {len(select)} select questions that picked it, but picked on {FOLDS - 1} of "
                 f"{FOLDS} folds, the search gained {r['cv_gain']:+.3f} [{r['cv_low']:+.3f}, {r['cv_high']:+.3f}] "
-                "on the held-out folds"))
+                f"on the held-out folds; {_replayed(r)}"))
         candidate = program.deepcopy()
         candidate.thresholds = chosen
         ran = self._select_run(candidate, "thresholds-chosen", select)
-        decisions.replay["fidelity_chosen"] = self._fidelity(memo, chosen, select, recording, ran)
-        return judge_candidate("thresholds", "the searched thresholds", ran, recorded)
+        r["fidelity_chosen"] = self._fidelity(memo, chosen, select, recording, ran)
+        verdict = judge_candidate("thresholds", "the searched thresholds", ran, recorded)
+        return verdict.model_copy(update={"line": f"{verdict.line}; {_replayed(r)}"})
 
     def _cross_validated(self, points: list[Point], current: Thresholds) -> dict[str, float]:
         """The search's held-out gain (see `optimize.job.cross_validation`), if the trials allow it."""
@@ -439,6 +447,16 @@ class Job:
 
     def _weights(self) -> CompositeWeights:
         return CompositeWeights(latency_budget_s=self.config.time_limit_s / 2)
+
+
+def _replayed(replay: dict[str, float]) -> str:
+    """How much of the chosen point's replayed score rests on stand-ins for LM replies the recording
+    lacks and, once the point has run for real, how often the replay took the real run's actions:
+    a point that shows the reader other evidence is mostly guessed, and its real run tells how well."""
+    said = f"the replay stood in for {replay['chosen_stand_ins']:.0%} of the point's LM replies"
+    if "fidelity_chosen" in replay:
+        said += f" and took the real run's actions on {replay['fidelity_chosen']:.0%} of the select questions"
+    return said
 
 
 def _link_metrics(fit: LinkFit) -> dict[str, float]:

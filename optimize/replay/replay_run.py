@@ -24,6 +24,8 @@ from optimize.replay.memo_search import MemoSearch, MemoWeb
 from optimize.replay.replay_lm import Recording, ReplayLM, remembering
 from program.contract.result import Result
 
+STAND_INS = ("closest", "missing")  # how `Recording.reply` finds a reply it has no record of
+
 
 @dataclass
 class Replayed:
@@ -90,6 +92,24 @@ def with_thresholds(memo: dspy.Module, thresholds) -> dspy.Module:
     trial = copy.copy(memo)
     trial.thresholds = thresholds
     return trial
+
+
+def stand_in_share(program: dspy.Module, thresholds, examples: list[dspy.Example], recording: Recording,
+                   score: Score) -> float:
+    """The share of the LM replies that a replay under `thresholds` found no record of and stood in
+    for (`closest` or `missing`): how much of that point's replayed score is the recording's guess.
+    Replayed on predictors that remember nothing, so that no prediction from another trial hides a reply."""
+    _, found = replay_examples(with_thresholds(_forgetting(program), thresholds), examples, recording, score)
+    return sum(found.get(how, 0) for how in STAND_INS) / (sum(found.values()) or 1)
+
+
+def _forgetting(program: dspy.Module) -> dspy.Module:
+    """A shallow copy of `program` (its searches shared) whose predictors remember no prediction."""
+    forgetting = copy.copy(program)
+    for name in program.PREDICTORS:
+        predictor = getattr(program, name)
+        setattr(forgetting, name, predictor._predictor if isinstance(predictor, MemoPredict) else predictor)
+    return forgetting
 
 
 def replay_at(memo: dspy.Module, thresholds, examples: list[dspy.Example], recording: Recording,

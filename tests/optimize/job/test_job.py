@@ -133,10 +133,23 @@ def test_a_searched_point_whose_gain_vanishes_held_out_is_kept_without_a_real_ru
     folder, outcome, _ = run_job(tmp_path, DummyLM(KEYED), threshold_trials=8)
     verdict = outcome.decisions.thresholds
     assert not verdict.ships and verdict.candidate == "the searched thresholds"
-    assert "gained -0.020 [-0.080, +0.030] on the held-out folds" in verdict.line and verdict.line in capsys.readouterr().err
+    assert "gained -0.020 [-0.080, +0.030] on the held-out folds; the replay stood in for " in verdict.line
+    assert verdict.line in capsys.readouterr().err and 0 <= outcome.decisions.replay["chosen_stand_ins"] <= 1
     assert outcome.decisions.replay["cv_gain"] == -0.02
     assert not (folder / "select" / "recordings" / "thresholds-chosen.jsonl").exists()
     assert json.loads((folder / "thresholds.json").read_text()) == GatedRAG(FakeSearch(DOCS)).thresholds.model_dump()
+
+
+def test_a_searched_point_run_for_real_says_how_much_of_its_replay_was_stood_in_and_how_it_matched(tmp_path, monkeypatch):
+    """A point that holds held out is run for real on the select questions; its line gives the
+    share of its replayed LM replies that were stand-ins and the replay's agreement with that run."""
+    monkeypatch.setattr(threshold_search, "choose", lambda front, *_: max(front, key=lambda p: p.trial))
+    monkeypatch.setattr(job_module, "cross_validate", lambda *_: Estimate(mean=0.02, low=-0.01, high=0.05, n=2))
+    folder, outcome, _ = run_job(tmp_path, DummyLM(KEYED), threshold_trials=8)
+    replay, line = outcome.decisions.replay, outcome.decisions.thresholds.line
+    assert (folder / "select" / "recordings" / "thresholds-chosen.jsonl").exists()
+    assert f"the replay stood in for {replay['chosen_stand_ins']:.0%} of the point's LM replies and took the real " \
+           f"run's actions on {replay['fidelity_chosen']:.0%} of the select questions" in line
 
 
 def test_python_m_optimize_dataset_file_trains_and_validates_on_the_file(tmp_path, monkeypatch, capsys):

@@ -6,7 +6,13 @@ from metrics import score_example
 from optimize.eval.example_schema import make_example
 from optimize.replay.recorder import LMRecorder, read_calls
 from optimize.replay.replay_lm import Recording, ReplayLM
-from optimize.replay.replay_run import actions, replay_at, replay_examples, with_memo
+from optimize.replay.replay_run import (
+    actions,
+    replay_at,
+    replay_examples,
+    stand_in_share,
+    with_memo,
+)
 from optimize.replay.workers import TrialPool
 from program.loop import GatedRAG
 from tests.conftest import FakeSearch, passage, scripted_lm
@@ -39,6 +45,16 @@ def test_new_evidence_gets_the_reply_recorded_for_the_closest_prompt(tmp_path):
     wider.search = FakeSearch(DOCS + [passage("Shirley Temple Black", "Shirley Temple Black held an office.")])
     replayed, found = replay_examples(wider, [QUESTION], recording, score_example)
     assert found.get("closest", 0) >= 1 and replayed[0].scores.f1 == 1.0
+
+
+def test_the_share_of_stand_in_replies_is_none_as_recorded_and_all_where_the_reader_sees_other_evidence(tmp_path):
+    program, recording, _ = recorded(tmp_path)
+    memo = with_memo(program)
+    replay_at(memo, program.thresholds.model_copy(update={"top_k": 1}), [QUESTION], recording, score_example)
+    # a prediction another trial remembered does not hide the reply it stood in for
+    assert stand_in_share(memo, program.thresholds, [QUESTION], recording, score_example) == 0.0
+    assert stand_in_share(memo, program.thresholds.model_copy(update={"top_k": 1}), [QUESTION], recording,
+                          score_example) == 1.0
 
 
 def test_a_question_never_recorded_gets_an_empty_reply_and_the_loop_falls_back(tmp_path):
