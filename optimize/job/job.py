@@ -79,10 +79,11 @@ from optimize.links.site_fit import fit_table, fit_to_site, labelled
 from optimize.replay.recorder import LMRecorder, read_calls
 from optimize.replay.replay_lm import Recording
 from optimize.replay.replay_run import (
+    Replayed,
     fidelity,
     remembering_searches,
+    replay_afresh,
     replay_at,
-    stand_in_share,
     with_memo,
 )
 from optimize.replay.workers import TrialPool
@@ -265,6 +266,8 @@ class Job:
                                               self.progress)
         points = all_points(self.folder / "thresholds")
         point = _trial_of(points, chosen)
+        # replayed once more on predictors that remember nothing: the stand-ins now, the fidelity after a real run
+        chosen_replay, stand_ins = replay_afresh(memo, chosen, select, recording, self._score())
         decisions.replay = {"trials": float(len(points)), "questions": float(len(select)),
                             "chosen_trial": float(point.trial), "chosen_quality": round(point.quality, 4),
                             "chosen_latency_s": round(point.latency_s, 2),
@@ -272,9 +275,9 @@ class Job:
                             "asked": float(pool.asked), "asked_s": round(pool.asked_s, 1),
                             "best_gain": round(point.quality - _trial_of(points, program.thresholds).quality, 4),
                             "fidelity_current": self._fidelity(memo, program.thresholds, select, recording, recorded),
-                            "chosen_stand_ins": round(stand_in_share(memo, chosen, select, recording, self._score()), 3)}
+                            "chosen_stand_ins": round(stand_ins, 3)}
         decisions.replay |= self._cross_validated(points, program.thresholds)
-        decisions.thresholds = self._judge_thresholds(program, memo, chosen, select, recording, recorded, decisions)
+        decisions.thresholds = self._judge_thresholds(program, chosen, chosen_replay, select, recorded, decisions)
         print(decisions.thresholds.line, file=sys.stderr)
         kept = chosen if decisions.thresholds.ships else program.thresholds
         write_atomic(path, kept.model_dump_json(indent=2))
@@ -317,10 +320,10 @@ class Job:
             state.finish("links", self.folder)
         return thresholds.model_copy(update=fit.chosen) if fit.ships else thresholds
 
-    def _judge_thresholds(self, program: GatedRAG, memo: GatedRAG, chosen: Thresholds, select, recording: Recording,
+    def _judge_thresholds(self, program: GatedRAG, chosen: Thresholds, chosen_replay: list[Replayed], select,
                           recorded: list[Record], decisions: Decisions) -> Verdict:
-        """The chosen point, run for real on the select questions: the replay's fidelity there,
-        and whether it beats the current thresholds."""
+        """The chosen point, run for real on the select questions: the fidelity of its replay
+        (`chosen_replay`) there, and whether it beats the current thresholds."""
         if chosen == program.thresholds:
             return Verdict(component="thresholds", candidate="the current thresholds", ships=False,
                            line="thresholds: the search chose the current thresholds; keeping them")
@@ -336,7 +339,7 @@ class Job:
         candidate = program.deepcopy()
         candidate.thresholds = chosen
         ran = self._select_run(candidate, "thresholds-chosen", select)
-        r["fidelity_chosen"] = self._fidelity(memo, chosen, select, recording, ran)
+        r["fidelity_chosen"] = round(fidelity(chosen_replay, ran), 3)
         verdict = judge_candidate("thresholds", "the searched thresholds", ran, recorded)
         return verdict.model_copy(update={"line": f"{verdict.line}; {_replayed(r)}"})
 

@@ -36,11 +36,19 @@ _PASSAGE = re.compile(r"^\[(\d+)\] [^«\n]*«([^:\n]{1,300}):", re.M)  # an evid
 _CITE = re.compile(r"\[(\d+)\]")
 
 
+STAND_INS = ("closest", "missing")  # how `Recording.reply` answers a call it has no record of
+
+
 class Reply(NamedTuple):
-    how: str  # exact, cancelled, closest or missing
+    how: str  # exact, cancelled, or one of STAND_INS
     output: str
     prompt_tokens: int
     completion_tokens: int
+
+
+def stood_in(found: dict[str, int]) -> float:
+    """The share of the replies counted in `found` (how each was found) that were stand-ins."""
+    return sum(found.get(how, 0) for how in STAND_INS) / (sum(found.values()) or 1)
 
 
 @dataclass

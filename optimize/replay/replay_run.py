@@ -21,10 +21,8 @@ from optimize.eval.records import Record
 from optimize.eval.runner import Score
 from optimize.replay.memo_predict import MemoPredict
 from optimize.replay.memo_search import MemoSearch, MemoWeb
-from optimize.replay.replay_lm import Recording, ReplayLM, remembering
+from optimize.replay.replay_lm import Recording, ReplayLM, remembering, stood_in
 from program.contract.result import Result
-
-STAND_INS = ("closest", "missing")  # how `Recording.reply` finds a reply it has no record of
 
 
 @dataclass
@@ -94,13 +92,13 @@ def with_thresholds(memo: dspy.Module, thresholds) -> dspy.Module:
     return trial
 
 
-def stand_in_share(program: dspy.Module, thresholds, examples: list[dspy.Example], recording: Recording,
-                   score: Score) -> float:
-    """The share of the LM replies that a replay under `thresholds` found no record of and stood in
-    for (`closest` or `missing`): how much of that point's replayed score is the recording's guess.
+def replay_afresh(program: dspy.Module, thresholds, examples: list[dspy.Example], recording: Recording,
+                  score: Score) -> tuple[list[Replayed], float]:
+    """The examples replayed under `thresholds`, and the share of the LM replies the recording had no
+    record of and stood in for: how much of that point's replayed score is the recording's guess.
     Replayed on predictors that remember nothing, so that no prediction from another trial hides a reply."""
-    _, found = replay_examples(with_thresholds(_forgetting(program), thresholds), examples, recording, score)
-    return sum(found.get(how, 0) for how in STAND_INS) / (sum(found.values()) or 1)
+    replayed, found = replay_examples(with_thresholds(_forgetting(program), thresholds), examples, recording, score)
+    return replayed, stood_in(found)
 
 
 def _forgetting(program: dspy.Module) -> dspy.Module:

@@ -8,9 +8,9 @@ from optimize.replay.recorder import LMRecorder, read_calls
 from optimize.replay.replay_lm import Recording, ReplayLM
 from optimize.replay.replay_run import (
     actions,
+    replay_afresh,
     replay_at,
     replay_examples,
-    stand_in_share,
     with_memo,
 )
 from optimize.replay.workers import TrialPool
@@ -50,11 +50,12 @@ def test_new_evidence_gets_the_reply_recorded_for_the_closest_prompt(tmp_path):
 def test_the_share_of_stand_in_replies_is_none_as_recorded_and_all_where_the_reader_sees_other_evidence(tmp_path):
     program, recording, _ = recorded(tmp_path)
     memo = with_memo(program)
-    replay_at(memo, program.thresholds.model_copy(update={"top_k": 1}), [QUESTION], recording, score_example)
+    narrow = program.thresholds.model_copy(update={"top_k": 1})
+    remembered = replay_at(memo, narrow, [QUESTION], recording, score_example)
     # a prediction another trial remembered does not hide the reply it stood in for
-    assert stand_in_share(memo, program.thresholds, [QUESTION], recording, score_example) == 0.0
-    assert stand_in_share(memo, program.thresholds.model_copy(update={"top_k": 1}), [QUESTION], recording,
-                          score_example) == 1.0
+    assert replay_afresh(memo, program.thresholds, [QUESTION], recording, score_example)[1] == 0.0
+    afresh, share = replay_afresh(memo, narrow, [QUESTION], recording, score_example)
+    assert share == 1.0 and [r.actions for r in afresh] == [r.actions for r in remembered]
 
 
 def test_a_question_never_recorded_gets_an_empty_reply_and_the_loop_falls_back(tmp_path):
