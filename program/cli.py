@@ -82,6 +82,8 @@ def parser() -> argparse.ArgumentParser:
     ask.add_argument("--max-web-searches", type=int)
     ask.add_argument("--url", help="a seed page: ingested into the collection first (if new), then the gate may follow "
                      "its links (expand_breadth); a local host must be in GATEDRAG_FETCH_ALLOW_HOSTS")
+    ask.add_argument("--no-cache", action="store_true", help="skip DSPy's response cache: every LM step is asked "
+                     "again (to time a real run; a question asked before is otherwise answered from the cache)")
     ask.add_argument("--session", metavar="ID", help="continue this conversation: a follow-up (\"What about its "
                      "pricing?\") is rewritten with its recent turns, kept under <data dir>/sessions between runs")
     ask.set_defaults(run=_ask)
@@ -169,7 +171,7 @@ def _answer(question: str, hints, settings, args: argparse.Namespace) -> int:
     rag = build_program(settings, program_path=args.program, overrides=budgets, seeded=bool(args.url))
     if args.session:
         rag.sessions = FileSessionStore.from_settings(settings)  # with no server, the next `ask` is another process
-    with configure_lm(settings):
+    with configure_lm(settings, cache=not args.no_cache):
         result = rag(question=question, hints=hints, session_id=args.session, url=args.url).result
     print(respond(result, include_trace=args.trace).model_dump_json(indent=2) if args.json else render_result(result))
     return 0 if result.trace.ended != "error" else 1

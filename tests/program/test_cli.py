@@ -1,5 +1,6 @@
 """program/cli.py `ask`: the acceptance flags reach the loop, a bad one is a one-line error before anything loads, and
-`--session ID` keeps the conversation in files, so a later `ask` (another process) reads the earlier one's turn."""
+`--session ID` keeps the conversation in files, so a later `ask` (another process) reads the earlier one's turn;
+`--no-cache` starts the LM without DSPy's response cache."""
 
 from __future__ import annotations
 
@@ -36,6 +37,19 @@ def built(monkeypatch):
     handle = SimpleNamespace(lm=signature_lm(), description="scripted")
     monkeypatch.setattr(program.lm.lm_profiles, "build_lm", lambda *_, **__: contextlib.nullcontext(handle))
     return programs
+
+
+@pytest.fixture
+def lm_caches(built, monkeypatch):
+    """The `cache` each `ask` starts its LM with."""
+    caches, build_lm = [], program.lm.lm_profiles.build_lm
+
+    def recording(settings, *, cache: bool):
+        caches.append(cache)
+        return build_lm(settings, cache=cache)
+
+    monkeypatch.setattr(program.lm.lm_profiles, "build_lm", recording)
+    return caches
 
 
 def test_require_prohibit_and_check_reach_the_answer_contract(built, capsys, tmp_path):
@@ -83,3 +97,9 @@ def test_a_bad_session_id_is_a_one_line_error_and_writes_nothing(built, capsys, 
     err = capsys.readouterr().err
     assert err.startswith("error: session id") and err.count("\n") == 1
     assert not (tmp_path / "sessions").exists() and built == []
+
+
+def test_ask_reads_dspys_cache_unless_told_not_to(lm_caches, capsys, tmp_path):
+    ask(capsys, tmp_path, QUESTION)
+    ask(capsys, tmp_path, QUESTION, "--no-cache")
+    assert lm_caches == [True, False]
