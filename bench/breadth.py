@@ -33,14 +33,14 @@ sys.path.insert(0, str(ROOT))
 
 import program  # noqa: E402,F401  (offline env vars first)
 from optimize.eval.aws_docs import load_aws_docs  # noqa: E402
-from program.assembly.factory import build_program  # noqa: E402
-from program.lm.lm_profiles import configure_lm  # noqa: E402
-from program.retrieval.aws_corpus import aws_file, unpack_guides  # noqa: E402
-from program.base.settings import Settings  # noqa: E402
-from optimize.links.seeds import AWS_SEED  # noqa: E402
 from optimize.links.questions import link_questions, seed_path  # noqa: E402
+from optimize.links.seeds import AWS_SEED  # noqa: E402
 from optimize.links.site import read_site  # noqa: E402
 from optimize.links.traversal import traverse  # noqa: E402
+from program.assembly.factory import build_program  # noqa: E402
+from program.base.settings import Settings  # noqa: E402
+from program.lm.lm_profiles import configure_lm  # noqa: E402
+from program.retrieval.aws_corpus import aws_file, unpack_guides  # noqa: E402
 from program.retrieval.embeddings import load_embedder  # noqa: E402
 from program.thresholds import Thresholds  # noqa: E402
 

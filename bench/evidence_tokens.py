@@ -17,10 +17,10 @@ import sys
 import urllib.request
 
 import program  # noqa: F401  (offline env vars first)
-from program.evidence import EvidencePool, format_evidence
 from program.assembly.factory import build_program
-from program.lm.local_lm import LocalServer, assemble_gguf
 from program.base.settings import Settings
+from program.evidence import EvidencePool, format_evidence
+from program.lm.local_lm import LocalServer, assemble_gguf
 from program.signals import adaptive_cut
 
 

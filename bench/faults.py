@@ -22,9 +22,10 @@ from pathlib import Path
 # whichever one the venv was installed from
 sys.path.insert(1, str(Path(__file__).resolve().parents[1]))
 
-import program  # noqa: E402,F401  (offline env vars first)
 import fault_checks  # noqa: E402
 from fault_checks.figure import Figure  # noqa: E402
+
+import program  # noqa: E402,F401  (offline env vars first)
 
 
 def main() -> int:

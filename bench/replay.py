@@ -30,14 +30,24 @@ from optimize.eval.hotpotqa import load_hotpotqa
 from optimize.eval.records import RecordLog
 from optimize.eval.runner import run_examples
 from optimize.job.config import load_config
-from optimize.job.threshold_search import DEEPEST_CUT, replay_objective, search_thresholds
+from optimize.job.threshold_search import (
+    DEEPEST_CUT,
+    replay_objective,
+    search_thresholds,
+)
 from optimize.replay.recorder import LMRecorder, read_calls
 from optimize.replay.replay_lm import Recording
-from optimize.replay.replay_run import fidelity, remembering_searches, replay_examples, with_memo, with_thresholds
+from optimize.replay.replay_run import (
+    fidelity,
+    remembering_searches,
+    replay_examples,
+    with_memo,
+    with_thresholds,
+)
 from optimize.replay.workers import TrialPool
 from program.assembly.factory import build_program
-from program.lm.lm_profiles import configure_lm, json_adapter
 from program.base.settings import Settings
+from program.lm.lm_profiles import configure_lm, json_adapter
 from program.thresholds import Thresholds
 
 

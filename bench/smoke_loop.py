@@ -15,11 +15,10 @@ import json
 import statistics
 import sys
 
-
 import program  # noqa: F401
 from program.assembly.factory import build_program
-from program.lm.lm_profiles import configure_lm
 from program.base.settings import Settings
+from program.lm.lm_profiles import configure_lm
 
 
 def main(n: int, holdout_only: bool = False) -> None:

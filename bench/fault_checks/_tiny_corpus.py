@@ -6,10 +6,10 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from program.base.settings import Settings
 from program.retrieval.edge_store import EdgeStore
 from program.retrieval.embeddings import load_embedder
 from program.retrieval.ingest import ingest
-from program.base.settings import Settings
 
 COLLECTION = "faults"
 PAGES = {

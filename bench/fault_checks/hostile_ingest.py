@@ -18,10 +18,10 @@ from qdrant_client import QdrantClient
 
 from fault_checks.figure import Figure
 from program.base.errors import IngestError
+from program.base.settings import Settings
 from program.retrieval.embeddings import load_embedder
 from program.retrieval.ingest import ingest
 from program.retrieval.server_store import ServerStore
-from program.base.settings import Settings
 
 GOOD = {f"guide-{n}.md": f"# Guide {n}\n\nStep {n}: tighten the valve to {n} Nm.\n" for n in range(5)}
 GOOD |= {"notes.txt": "The pump needs a yearly seal check.\n", "api.rst": "API\n===\n\nCall open() first.\n"}

@@ -32,11 +32,11 @@ import dspy
 from fault_checks.figure import Figure
 from metrics.answer_quality import answer_coverage
 from program.assembly.factory import build_program
+from program.base.settings import Settings
 from program.lm.lm_profiles import build_lm, json_adapter
 from program.loop import GatedRAG
 from program.retrieval.passage import Passage
 from program.retrieval.web_search import WebResult
-from program.base.settings import Settings
 
 PAGES = Path(__file__).with_name("injection_pages.json")
 # web-query attacks: two web searches, and the judge asked every round (only its gaps become web queries):

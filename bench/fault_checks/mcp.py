@@ -25,9 +25,9 @@ from mcp import Client
 from fault_checks._entry_points import child_env, run_child
 from fault_checks._tiny_corpus import COLLECTION, write_pages
 from fault_checks.figure import Figure
+from program.base.settings import Settings
 from program.serving.answerer import Answerer
 from program.serving.mcp_server import create_mcp_server
-from program.base.settings import Settings
 
 SEARCHERS = 32
 SECRET = "hunter2-fault-check"  # in every file that must never reach the index

@@ -31,10 +31,16 @@ from pathlib import Path
 import httpx
 
 from fault_checks._entry_points import CLOSED_URL, Ended, child_env, run_child
-from fault_checks._tiny_corpus import COLLECTION, QUESTIONS, build_store, write_pages, write_questions
+from fault_checks._tiny_corpus import (
+    COLLECTION,
+    QUESTIONS,
+    build_store,
+    write_pages,
+    write_questions,
+)
 from fault_checks.figure import Figure
-from program.retrieval.edge_store import EdgeStore
 from program.base.settings import PROJECT_ROOT
+from program.retrieval.edge_store import EdgeStore
 
 READY_BAR_S = 10.0
 # (what is damaged, how): each leaves the shard folder in place, so only reading it can tell

@@ -15,8 +15,8 @@ import pytest
 
 from fault_checks.figure import Figure
 from program.base.errors import IngestError
-from program.retrieval.fetch import fetch_page
 from program.base.settings import Settings
+from program.retrieval.fetch import fetch_page
 from tests.reliability.network import Resolver, sealed_network
 from tests.reliability.url_corpus import CORPUS, NAMES
 

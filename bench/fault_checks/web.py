@@ -14,9 +14,9 @@ import time
 from pathlib import Path
 
 from fault_checks.figure import Figure
+from program.base.settings import Settings
 from program.retrieval import web_retry
 from program.retrieval.web_search import BREAKER_FAILURES, TavilyWeb
-from program.base.settings import Settings
 from tests.program.fake_engine import QUESTION, fake_answerer, signature_lm, verdict
 from tests.program.retrieval.fake_tavily import FakeTavily
 from tests.program.serving.live_server import serving
