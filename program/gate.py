@@ -167,13 +167,12 @@ def _names_off_topic(s: Signals, t: Thresholds) -> bool:
 
 def _unsupported(p: Progress, t: Thresholds) -> bool:
     """The current draft answers, but no passage it cites uses its short answer, or the one that
-    does is off topic (under `off_topic_similarity`, the bar for "nothing on topic"): that is no
-    answer."""
+    does is off topic (under `answer_source_similarity`): that is no answer."""
     return p.draft_current and not p.draft_unknown and (p.answer_support < t.answer_support or _off_topic_source(p, t))
 
 
 def _off_topic_source(p: Progress, t: Thresholds) -> bool:
-    return p.answer_similarity is not None and p.answer_similarity < t.off_topic_similarity
+    return p.answer_similarity is not None and p.answer_similarity < t.answer_source_similarity
 
 
 def _unsupported_reason(p: Progress, t: Thresholds) -> str:

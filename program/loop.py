@@ -471,8 +471,11 @@ def upgrade_thresholds(saved: dict, made: int) -> dict:
     """Format 1 had the judge in every round and no planning mode: keep its tuned numbers, and
     its LM decomposition, so an old compiled program behaves as it was tuned. `abstain_similarity`
     was the bar of a refusal with no LM call on any gap; today's refusal (`off_topic_similarity`)
-    means nothing on topic at all, so a tuned value of the old one says nothing about it."""
+    means nothing on topic at all, so a tuned value of the old one says nothing about it. A
+    program saved before `answer_source_similarity` had `off_topic_similarity` as that bar too."""
     saved = {k: v for k, v in saved.items() if k != "abstain_similarity"}
+    if "off_topic_similarity" in saved and "answer_source_similarity" not in saved:
+        saved["answer_source_similarity"] = saved["off_topic_similarity"]
     return saved if made >= 2 else {"decompose_mode": "llm", **saved}
 
 

@@ -54,6 +54,11 @@ class Thresholds(BaseModel):
     names_on_topic: float = Field(0.25, ge=0.0, le=1.0, description="a question that names something, whose "
                                   "evidence mentions under this share of its names (after any expansion), found "
                                   "nothing on what it names: the loop abstains with no LM call; 0 never does")
+    answer_source_similarity: float = Field(0.3, ge=-1.0, le=1.0, description="a short answer read from a passage "
+                                            "less similar than this to the query that found it answers nothing (a span "
+                                            "from a passage about something else): the judge reads again, or the loop "
+                                            "abstains. Apart from `off_topic_similarity`, so a corpus whose unanswerable "
+                                            "questions sit on topic can raise it without refusing any unread question")
     answer_support: float = Field(0.5, ge=0.0, le=1.0, description="share of a short answer's words that one of the "
                                   "passages it cites must use; under it the answer is not in its evidence, and the "
                                   "judge reads again (or the loop abstains)")

@@ -78,6 +78,7 @@ def space(trial: optuna.Trial, kind: str) -> dict:
                   "min_gain": trial.suggest_float("min_gain", 0.0, 0.15, step=0.05),
                   "locality_similarity": trial.suggest_float("locality_similarity", 0.45, 0.8, step=0.05),
                   "off_topic_similarity": trial.suggest_float("off_topic_similarity", 0.1, 0.45, step=0.05),
+                  "answer_source_similarity": trial.suggest_float("answer_source_similarity", 0.1, 0.6, step=0.05),
                   "answer_support": trial.suggest_float("answer_support", 0.25, 0.75, step=0.25),
                   "names_on_topic": trial.suggest_float("names_on_topic", 0.0, 0.75, step=0.25),
                   "web_gap_similarity": trial.suggest_float("web_gap_similarity", 0.4, 0.7, step=0.05),

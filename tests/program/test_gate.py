@@ -334,6 +334,15 @@ def test_a_span_read_from_an_off_topic_passage_is_read_again_then_refused():
         assert decide(signals(), replace(judged, answer_similarity=known), NO_WEB, T).action == "answer"
 
 
+def test_the_answer_source_bar_is_apart_from_the_bar_for_refusing_unread():
+    # a corpus whose unanswerable questions sit beside on-topic passages raises the bar for a span's source alone
+    raised = T.model_copy(update={"answer_source_similarity": 0.5})
+    draft = Progress(has_draft=True, draft_current=True, answer_support=1.0, answer_similarity=0.42)
+    assert decide(signals(), draft, NO_WEB, T).action == "answer"
+    assert decide(signals(), draft, NO_WEB, raised).rule == "answer_unsupported"
+    assert decide(signals(best=0.42), Progress(), NO_WEB, raised).action == "draft"  # a hit as good is still read
+
+
 def test_a_comparison_with_both_pages_at_hand_takes_no_second_hop():
     gap = signals(term_coverage=0.5, missing_terms=("taller",), bridges=("Red Eye Grill",),
                   unmet_bridges=("Red Eye Grill",), compared=2)

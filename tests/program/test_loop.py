@@ -303,6 +303,14 @@ def test_a_format_1_program_loads_with_its_thresholds_and_llm_planning():
     assert loaded.judge.demos == []
 
 
+def test_a_program_saved_before_the_answer_source_bar_keeps_its_off_topic_bar_for_it():
+    old = GatedRAG(FakeSearch(CLIFF)).dump_state()
+    old["thresholds"] = {k: v for k, v in old["thresholds"].items() if k != "answer_source_similarity"}
+    old["thresholds"]["off_topic_similarity"] = 0.4
+    loaded = GatedRAG(FakeSearch(CLIFF)).load_state(old).thresholds
+    assert (loaded.off_topic_similarity, loaded.answer_source_similarity) == (0.4, 0.4)
+
+
 def test_a_format_2_judge_loses_its_prompt_for_fields_it_no_longer_has_and_keeps_the_rest():
     old = GatedRAG(FakeSearch(CLIFF)).dump_state()
     old["gatedrag"] = {"format": 2}
