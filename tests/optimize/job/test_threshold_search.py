@@ -68,7 +68,8 @@ def test_a_trial_cut_short_is_retried_with_its_thresholds(tmp_path):
 
 def test_the_full_space_moves_every_number_the_gate_reads_but_planning():
     knobs = space(optuna.trial.FixedTrial(Thresholds().model_dump()), "full")
-    assert {"off_topic_similarity", "answer_source_similarity", "answer_support", "plateau_best", "evidence_tokens", "candidates_k"} <= set(knobs)
+    assert {"off_topic_similarity", "answer_source_similarity", "answer_support", "plateau_best", "evidence_tokens",
+            "candidates_k"} <= set(knobs)
     assert "decompose_mode" not in knobs  # an LM-planned query has no recording to replay
     assert Thresholds().model_copy(update=knobs) == Thresholds()  # the defaults lie on the grid
 
