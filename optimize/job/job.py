@@ -8,6 +8,8 @@
 3. Thresholds: hundreds of trials replayed from the shipped prompts' recording, no LM call
    each (`optimize.replay`); the chosen point then runs for real on the select questions, which
    measures the replay's fidelity and decides, by the same rule, whether the thresholds ship.
+   The chosen point is the search's pick with every change the replay finds no worse without
+   put back (`optimize.job.sparse_point`).
    Then, when the dataset has a site (`aws_docs`, or `--site` and `--seed`), the link score's
    weights: walked offline from each train and select question's seed page (`optimize.links`),
    shipped only if their cross-validated gain in reach holds, and checked on the report questions.
@@ -66,6 +68,7 @@ from optimize.job.keep_rule import Verdict, best, judge_candidate
 from optimize.job.mlflow_model import log_program_model
 from optimize.job.pareto_plot import plot_front
 from optimize.job.prompt_optimizers import compile_prompts, labelled_candidates
+from optimize.job.sparse_point import Sparsifier, changes, moved
 from optimize.job.threshold_search import (
     DEEPEST_CUT,
     Point,
@@ -262,28 +265,34 @@ class Job:
         started = time.perf_counter()
         with TrialPool(memo, select, recording, self._score()) as pool:
             evaluate = replay_objective(pool.replay, _seconds_per_call(recorded))
-            chosen, front = search_thresholds(program.thresholds, evaluate, self.config, self.folder / "thresholds",
+            picked, front = search_thresholds(program.thresholds, evaluate, self.config, self.folder / "thresholds",
                                               self.progress)
-        points = all_points(self.folder / "thresholds")
-        point = _trial_of(points, chosen)
+            points = all_points(self.folder / "thresholds")
+            current = _trial_of(points, program.thresholds)
+            sparsify = Sparsifier(evaluate, current)
+            point = sparsify(_trial_of(points, picked), list(range(len(select))))
+            cross_validated = self._cross_validated(points, current, sparsify)
+        chosen = point.thresholds
         # replayed once more on predictors that remember nothing: the stand-ins now, the fidelity after a real run
         chosen_replay, stand_ins = replay_afresh(memo, chosen, select, recording, self._score())
         decisions.replay = {"trials": float(len(points)), "questions": float(len(select)),
                             "chosen_trial": float(point.trial), "chosen_quality": round(point.quality, 4),
                             "chosen_latency_s": round(point.latency_s, 2),
+                            "knobs_searched": float(len(moved(program.thresholds, picked))),
+                            "knobs_moved": float(len(moved(program.thresholds, chosen))),
+                            "sparsify_replays": float(sparsify.replays),
                             "seconds": round(time.perf_counter() - started, 1), "workers": float(pool.workers),
                             "asked": float(pool.asked), "asked_s": round(pool.asked_s, 1),
-                            "best_gain": round(point.quality - _trial_of(points, program.thresholds).quality, 4),
+                            "best_gain": round(point.quality - current.quality, 4),
                             "fidelity_current": self._fidelity(memo, program.thresholds, select, recording, recorded),
-                            "chosen_stand_ins": round(stand_ins, 3)}
-        decisions.replay |= self._cross_validated(points, program.thresholds)
+                            "chosen_stand_ins": round(stand_ins, 3)} | cross_validated
         decisions.thresholds = self._judge_thresholds(program, chosen, chosen_replay, select, recorded, decisions)
         print(decisions.thresholds.line, file=sys.stderr)
         kept = chosen if decisions.thresholds.ships else program.thresholds
         write_atomic(path, kept.model_dump_json(indent=2))
         write_atomic(self.folder / "thresholds" / CHOSEN, chosen.model_dump_json(indent=2))  # shipped or not
         write_atomic(self.folder / DECISIONS, decisions.model_dump_json(indent=2))
-        figure = plot_front(points, front, chosen, self.folder / "pareto_front.png")
+        figure = plot_front(points, front, point, self.folder / "pareto_front.png")
         self._log_trials(points)
         self.tracking.log_metrics({f"replay.{k}": v for k, v in decisions.replay.items()}
                                   | {"thresholds.shipped": float(decisions.thresholds.ships)}, step=1)
@@ -324,10 +333,12 @@ class Job:
                           recorded: list[Record], decisions: Decisions) -> Verdict:
         """The chosen point, run for real on the select questions: the fidelity of its replay
         (`chosen_replay`) there, and whether it beats the current thresholds."""
-        if chosen == program.thresholds:
-            return Verdict(component="thresholds", candidate="the current thresholds", ships=False,
-                           line="thresholds: the search chose the current thresholds; keeping them")
         r = decisions.replay
+        if chosen == program.thresholds:
+            why = ("the search chose them" if not r["knobs_searched"] else f"none of the {r['knobs_searched']:.0f} "
+                   "knobs the search's pick moved did better on replay than at its current value")
+            return Verdict(component="thresholds", candidate="the current thresholds", ships=False,
+                           line=f"thresholds: keeping the current thresholds; {why}")
         if r.get("cv_gain", 1.0) <= 0:
             # subtle: the pick's gain on the questions that picked it is partly luck; held out, it
             # is not there, and a real run to confirm it would cost as much as the whole search saved
@@ -335,18 +346,20 @@ class Job:
                 f"thresholds: keeping the uncompiled thresholds; the best replayed point gained {r['best_gain']:+.3f} "
                 f"composite on the {len(select)} select questions that picked it, but picked on {FOLDS - 1} of "
                 f"{FOLDS} folds, the search gained {r['cv_gain']:+.3f} [{r['cv_low']:+.3f}, {r['cv_high']:+.3f}] "
-                f"on the held-out folds; {_replayed(r)}"))
+                f"on the held-out folds; {_sparse(r, program.thresholds, chosen)}; {_replayed(r)}"))
         candidate = program.deepcopy()
         candidate.thresholds = chosen
         ran = self._select_run(candidate, "thresholds-chosen", select)
         r["fidelity_chosen"] = round(fidelity(chosen_replay, ran), 3)
         verdict = judge_candidate("thresholds", "the searched thresholds", ran, recorded)
-        return verdict.model_copy(update={"line": f"{verdict.line}; {_replayed(r)}"})
+        return verdict.model_copy(update={"line": f"{verdict.line}; {_sparse(r, program.thresholds, chosen)}; "
+                                                  f"{_replayed(r)}"})
 
-    def _cross_validated(self, points: list[Point], current: Thresholds) -> dict[str, float]:
-        """The search's held-out gain (see `optimize.job.cross_validation`), if the trials allow it."""
-        gain = cross_validate(points, _trial_of(points, current).trial, self.config.latency_weight,
-                              self.config.latency_budget_s, self.config.seed)
+    def _cross_validated(self, points: list[Point], current: Point, sparsify: Sparsifier) -> dict[str, float]:
+        """The held-out gain of the search and the sparsifying of its pick (see
+        `optimize.job.cross_validation`), if the trials allow it."""
+        gain = cross_validate(points, current.trial, self.config.latency_weight, self.config.latency_budget_s,
+                              self.config.seed, refine=sparsify)
         if gain is None:
             return {}
         return {"cv_gain": round(gain.mean, 4), "cv_low": round(gain.low, 4), "cv_high": round(gain.high, 4)}
@@ -450,6 +463,12 @@ class Job:
 
     def _weights(self) -> CompositeWeights:
         return CompositeWeights(latency_budget_s=self.config.time_limit_s / 2)
+
+
+def _sparse(replay: dict[str, float], current: Thresholds, chosen: Thresholds) -> str:
+    """Which knobs the point moves, of those the search's pick moved (`optimize.job.sparse_point`)."""
+    return (f"the point moves {replay['knobs_moved']:.0f} of the {replay['knobs_searched']:.0f} knobs the search's "
+            f"pick moved: {changes(current, chosen)}")
 
 
 def _replayed(replay: dict[str, float]) -> str:

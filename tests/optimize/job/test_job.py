@@ -124,16 +124,44 @@ def test_a_candidate_worse_on_the_select_questions_is_not_shipped(tmp_path, monk
     assert outcome.table.endswith("the program written is the uncompiled one, and its report is the baseline's")
 
 
+class KeepsEveryChange:
+    """A sparsifier that puts nothing back: the pick ships or not as it is."""
+    replays = 0
+
+    def __init__(self, *_):
+        pass
+
+    def __call__(self, point, questions):
+        return point
+
+
+def test_a_pick_whose_changes_the_replay_cannot_tell_from_none_is_put_back_to_the_current_thresholds(
+        tmp_path, monkeypatch, capsys):
+    """Every question answers alike under any thresholds: the search's pick moves knobs, none of
+    them does better on replay, so the point goes back to the current thresholds, with no real run."""
+    monkeypatch.setattr(threshold_search, "choose", lambda front, *_: max(front, key=lambda p: p.trial))
+    folder, outcome, _ = run_job(tmp_path, DummyLM(KEYED), threshold_trials=8)
+    verdict, replay = outcome.decisions.thresholds, outcome.decisions.replay
+    assert replay["knobs_searched"] > 0 and replay["knobs_moved"] == 0 and replay["sparsify_replays"] > 0
+    assert not verdict.ships and verdict.line == (
+        f"thresholds: keeping the current thresholds; none of the {replay['knobs_searched']:.0f} knobs the "
+        "search's pick moved did better on replay than at its current value")
+    assert verdict.line in capsys.readouterr().err
+    assert not (folder / "select" / "recordings" / "thresholds-chosen.jsonl").exists()
+
+
 def test_a_searched_point_whose_gain_vanishes_held_out_is_kept_without_a_real_run(tmp_path, monkeypatch, capsys):
     """The search picks another point than the current thresholds, but cross-validated over the
     select questions it gains nothing: the job keeps the uncompiled thresholds, says so, and never
     runs the point for real."""
     monkeypatch.setattr(threshold_search, "choose", lambda front, *_: max(front, key=lambda p: p.trial))
-    monkeypatch.setattr(job_module, "cross_validate", lambda *_: Estimate(mean=-0.02, low=-0.08, high=0.03, n=2))
+    monkeypatch.setattr(job_module, "cross_validate", lambda *_, **__: Estimate(mean=-0.02, low=-0.08, high=0.03, n=2))
+    monkeypatch.setattr(job_module, "Sparsifier", KeepsEveryChange)
     folder, outcome, _ = run_job(tmp_path, DummyLM(KEYED), threshold_trials=8)
     verdict = outcome.decisions.thresholds
     assert not verdict.ships and verdict.candidate == "the searched thresholds"
-    assert "gained -0.020 [-0.080, +0.030] on the held-out folds; the replay stood in for " in verdict.line
+    assert "gained -0.020 [-0.080, +0.030] on the held-out folds; the point moves " in verdict.line
+    assert "; the replay stood in for " in verdict.line
     assert verdict.line in capsys.readouterr().err and 0 <= outcome.decisions.replay["chosen_stand_ins"] <= 1
     assert outcome.decisions.replay["cv_gain"] == -0.02
     assert not (folder / "select" / "recordings" / "thresholds-chosen.jsonl").exists()
@@ -144,7 +172,8 @@ def test_a_searched_point_run_for_real_says_how_much_of_its_replay_was_stood_in_
     """A point that holds held out is run for real on the select questions; its line gives the
     share of its replayed LM replies that were stand-ins and the replay's agreement with that run."""
     monkeypatch.setattr(threshold_search, "choose", lambda front, *_: max(front, key=lambda p: p.trial))
-    monkeypatch.setattr(job_module, "cross_validate", lambda *_: Estimate(mean=0.02, low=-0.01, high=0.05, n=2))
+    monkeypatch.setattr(job_module, "cross_validate", lambda *_, **__: Estimate(mean=0.02, low=-0.01, high=0.05, n=2))
+    monkeypatch.setattr(job_module, "Sparsifier", KeepsEveryChange)
     folder, outcome, _ = run_job(tmp_path, DummyLM(KEYED), threshold_trials=8)
     replay, line = outcome.decisions.replay, outcome.decisions.thresholds.line
     assert (folder / "select" / "recordings" / "thresholds-chosen.jsonl").exists()
