@@ -8,7 +8,7 @@
 3. Thresholds: hundreds of trials replayed from the shipped prompts' recording, no LM call
    each (`optimize.replay`); the chosen point then runs for real on the select questions, which
    measures the replay's fidelity and decides, by the same rule, whether the thresholds ship.
-   The chosen point is the search's pick with every change the replay finds no worse without
+   The chosen point is the search's pick with every change the replay cannot tell from none
    put back (`optimize.job.sparse_point`).
    Then, when the dataset has a site (`aws_docs`, or `--site` and `--seed`), the link score's
    weights: walked offline from each train and select question's seed page (`optimize.links`),
@@ -336,7 +336,7 @@ class Job:
         r = decisions.replay
         if chosen == program.thresholds:
             why = ("the search chose them" if not r["knobs_searched"] else f"none of the {r['knobs_searched']:.0f} "
-                   "knobs the search's pick moved did better on replay than at its current value")
+                   "knobs the search's pick moved paid on replay beyond the noise")
             return Verdict(component="thresholds", candidate="the current thresholds", ships=False,
                            line=f"thresholds: keeping the current thresholds; {why}")
         if r.get("cv_gain", 1.0) <= 0:

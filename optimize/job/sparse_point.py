@@ -2,17 +2,21 @@
 
 The search moves all of its space's knobs at once (23 in the full space), so the point it picks
 differs from the current thresholds almost everywhere, though few of those changes matter: on
-ClapNQ's 60 select questions, three of the 23 carried the whole gain. `Sparsifier` puts each moved
-knob back to its current value, one at a time, and leaves it there when the replay scores the
-point no worse on either objective (mean composite, estimated seconds a question) over the given
-questions; it sweeps the knobs again until a sweep puts none back. What is left says which knobs
-matter, and moves the loop less far from the recorded run, so fewer of its LM replies are stand-ins.
-Each put-back costs one replayed trial, remembered by its thresholds, so that cross-validation's
-folds (`optimize.job.cross_validation`) share them. This module neither searches nor ships.
+ClapNQ's 60 select questions, one of the 23 carried the gain. `Sparsifier` puts each moved knob
+back to its current value, one at a time, and leaves it there when the replayed point stays
+within one standard error of the pick on both objectives (mean composite, estimated seconds a
+question), paired over the given questions: the one-standard-error rule of CART's pruning, so a
+change ships only if the replay can tell it from none. Measured against the pick, not the last
+put-back, so that the losses cannot add up. The knobs are swept again until a sweep puts none
+back. What is left says which knobs matter, and moves the loop less far from the recorded run, so
+fewer of its LM replies are stand-ins. Each put-back costs one replayed trial, remembered by its
+thresholds, so that cross-validation's folds (`optimize.job.cross_validation`) share them. This
+module neither searches nor ships.
 """
 
 from __future__ import annotations
 
+import math
 import statistics
 
 from optimize.job.threshold_search import Evaluate, Point, Scored
@@ -23,18 +27,19 @@ TIE = 1e-9  # means that differ by less are the same: float sums over the same s
 
 
 class Sparsifier:
-    """`sparsify(point, questions)`: `point` with the changes from `current` that do not pay put back."""
+    """`sparsify(pick, questions)`: `pick` with the changes from `current` that do not pay put back."""
 
     def __init__(self, evaluate: Evaluate, current: Point):
         self.evaluate, self.current = evaluate, current
         self._scored: dict[str, Point] = {}
 
-    def __call__(self, point: Point, questions: list[int]) -> Point:
+    def __call__(self, pick: Point, questions: list[int]) -> Point:
+        point = pick
         for _ in range(SWEEPS):
             before = point
             for name in moved(self.current.thresholds, point.thresholds):
                 back = self._score(point, point.thresholds.model_copy(update={name: getattr(self.current.thresholds, name)}))
-                if _no_worse(back, point, questions):
+                if _within_noise(back, pick, questions):
                     point = back
             if point is before:
                 break
@@ -64,13 +69,13 @@ def changes(current: Thresholds, chosen: Thresholds) -> str:
     return ", ".join(f"{name} {getattr(current, name)} -> {getattr(chosen, name)}" for name in moved(current, chosen))
 
 
-def _no_worse(back: Point, point: Point, questions: list[int]) -> bool:
-    # subtle: "no worse", not "better": a change the questions cannot tell apart from none is
-    # luck the pick could not see, and shipping it would move the program for nothing
-    (back_quality, back_s), (quality, seconds) = _means(back, questions), _means(point, questions)
-    return back_quality >= quality - TIE and back_s <= seconds + TIE
+def _within_noise(back: Point, pick: Point, questions: list[int]) -> bool:
+    """`back` loses at most one standard error of the paired differences to `pick`, in quality
+    and in seconds."""
+    lost = [pick.questions[i][0] - back.questions[i][0] for i in questions]
+    slower = [back.questions[i][1] - pick.questions[i][1] for i in questions]
+    return all(statistics.fmean(d) <= _standard_error(d) + TIE for d in (lost, slower))
 
 
-def _means(point: Point, questions: list[int]) -> tuple[float, float]:
-    return (statistics.fmean(point.questions[i][0] for i in questions),
-            statistics.fmean(point.questions[i][1] for i in questions))
+def _standard_error(differences: list[float]) -> float:
+    return statistics.stdev(differences) / math.sqrt(len(differences)) if len(differences) > 1 else 0.0

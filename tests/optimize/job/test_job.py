@@ -138,14 +138,14 @@ class KeepsEveryChange:
 def test_a_pick_whose_changes_the_replay_cannot_tell_from_none_is_put_back_to_the_current_thresholds(
         tmp_path, monkeypatch, capsys):
     """Every question answers alike under any thresholds: the search's pick moves knobs, none of
-    them does better on replay, so the point goes back to the current thresholds, with no real run."""
+    them pays on replay, so the point goes back to the current thresholds, with no real run."""
     monkeypatch.setattr(threshold_search, "choose", lambda front, *_: max(front, key=lambda p: p.trial))
     folder, outcome, _ = run_job(tmp_path, DummyLM(KEYED), threshold_trials=8)
     verdict, replay = outcome.decisions.thresholds, outcome.decisions.replay
     assert replay["knobs_searched"] > 0 and replay["knobs_moved"] == 0 and replay["sparsify_replays"] > 0
     assert not verdict.ships and verdict.line == (
         f"thresholds: keeping the current thresholds; none of the {replay['knobs_searched']:.0f} knobs the "
-        "search's pick moved did better on replay than at its current value")
+        "search's pick moved paid on replay beyond the noise")
     assert verdict.line in capsys.readouterr().err
     assert not (folder / "select" / "recordings" / "thresholds-chosen.jsonl").exists()
 
