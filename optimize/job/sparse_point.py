@@ -1,11 +1,11 @@
 """A searched threshold point with every change that does not earn its place put back.
 
-The search moves all of its space's knobs at once (23 in the full space), so the point it picks
+The search moves all of its space's knobs at once (28 in the full space), so the point it picks
 differs from the current thresholds almost everywhere, though few of those changes matter: on
-ClapNQ's 60 select questions, one of the 23 carried the gain. `Sparsifier` puts each moved knob
-back to its current value, one at a time, and leaves it there when the replayed point stays
-within one standard error of the pick on both objectives (mean composite, estimated seconds a
-question), paired over the given questions: the one-standard-error rule of CART's pruning, so a
+ClapNQ's 60 select questions, one of the 23 it moved carried the gain. `Sparsifier` puts each
+moved knob back to its current value, one at a time, and leaves it there when the replayed point
+stays within one standard error of the pick on both objectives (mean composite, estimated seconds
+a question), paired over the given questions: the one-standard-error rule of CART's pruning, so a
 change ships only if the replay can tell it from none. Measured against the pick, not the last
 put-back, so that the losses cannot add up. The knobs are swept again until a sweep puts none
 back. What is left says which knobs matter, and moves the loop less far from the recorded run, so
