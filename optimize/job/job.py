@@ -284,6 +284,7 @@ class Job:
                             "seconds": round(time.perf_counter() - started, 1), "workers": float(pool.workers),
                             "asked": float(pool.asked), "asked_s": round(pool.asked_s, 1),
                             "best_gain": round(point.quality - current.quality, 4),
+                            "best_seconds_saved": round(current.latency_s - point.latency_s, 2),
                             "fidelity_current": self._fidelity(memo, program.thresholds, select, recording, recorded),
                             "chosen_stand_ins": round(stand_ins, 3)} | cross_validated
         decisions.thresholds = self._judge_thresholds(program, chosen, chosen_replay, select, recorded, decisions)
@@ -344,7 +345,7 @@ class Job:
             # is not there, and a real run to confirm it would cost as much as the whole search saved
             return Verdict(component="thresholds", candidate="the searched thresholds", ships=False, line=(
                 f"thresholds: keeping the uncompiled thresholds; the best replayed point gained {r['best_gain']:+.3f} "
-                f"composite on the {len(select)} select questions that picked it, but picked on {FOLDS - 1} of "
+                f"composite{_saved(r)} on the {len(select)} select questions that picked it, but picked on {FOLDS - 1} of "
                 f"{FOLDS} folds, the search gained {r['cv_gain']:+.3f} [{r['cv_low']:+.3f}, {r['cv_high']:+.3f}] "
                 f"on the held-out folds; {_sparse(r, program.thresholds, chosen)}; {_replayed(r)}"))
         candidate = program.deepcopy()
@@ -469,6 +470,14 @@ def _sparse(replay: dict[str, float], current: Thresholds, chosen: Thresholds) -
     """Which knobs the point moves, of those the search's pick moved (`optimize.job.sparse_point`)."""
     return (f"the point moves {replay['knobs_moved']:.0f} of the {replay['knobs_searched']:.0f} knobs the search's "
             f"pick moved: {changes(current, chosen)}")
+
+
+def _saved(replay: dict[str, float]) -> str:
+    """The replayed seconds a question the point saves, when it saves any: a point that only makes
+    the loop faster is kept out all the same (the keep rule asks for better answers), and the
+    line says what that leaves on the table."""
+    saved = replay.get("best_seconds_saved", 0.0)  # absent from a job recorded before it was kept
+    return f" and saved {saved:.2f} s a question" if saved > 0 else ""
 
 
 def _replayed(replay: dict[str, float]) -> str:

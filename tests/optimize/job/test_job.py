@@ -150,16 +150,25 @@ def test_a_pick_whose_changes_the_replay_cannot_tell_from_none_is_put_back_to_th
     assert not (folder / "select" / "recordings" / "thresholds-chosen.jsonl").exists()
 
 
+class KeepsEveryChangeASecondFaster(KeepsEveryChange):
+    """As `KeepsEveryChange`, with the point replayed a second a question faster than the pick."""
+
+    def __call__(self, point, questions):
+        return point.model_copy(update={"latency_s": point.latency_s - 1.0})
+
+
 def test_a_searched_point_whose_gain_vanishes_held_out_is_kept_without_a_real_run(tmp_path, monkeypatch, capsys):
     """The search picks another point than the current thresholds, but cross-validated over the
-    select questions it gains nothing: the job keeps the uncompiled thresholds, says so, and never
-    runs the point for real."""
+    select questions it gains nothing: the job keeps the uncompiled thresholds, says so (with the
+    seconds the point would have saved), and never runs the point for real."""
     monkeypatch.setattr(threshold_search, "choose", lambda front, *_: max(front, key=lambda p: p.trial))
     monkeypatch.setattr(job_module, "cross_validate", lambda *_, **__: Estimate(mean=-0.02, low=-0.08, high=0.03, n=2))
-    monkeypatch.setattr(job_module, "Sparsifier", KeepsEveryChange)
+    monkeypatch.setattr(job_module, "Sparsifier", KeepsEveryChangeASecondFaster)
     folder, outcome, _ = run_job(tmp_path, DummyLM(KEYED), threshold_trials=8)
     verdict = outcome.decisions.thresholds
     assert not verdict.ships and verdict.candidate == "the searched thresholds"
+    saved = outcome.decisions.replay["best_seconds_saved"]
+    assert saved > 0 and f" composite and saved {saved:.2f} s a question on the " in verdict.line
     assert "gained -0.020 [-0.080, +0.030] on the held-out folds; the point moves " in verdict.line
     assert "; the replay stood in for " in verdict.line
     assert verdict.line in capsys.readouterr().err and 0 <= outcome.decisions.replay["chosen_stand_ins"] <= 1
