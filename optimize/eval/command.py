@@ -15,6 +15,7 @@ import sys
 from pathlib import Path
 
 from metrics import CompositeWeights, build_support_judge, score_example
+from optimize.eval.against_baseline import worth
 from optimize.eval.compare import compare_runs, comparison_blocks, text_table
 from optimize.eval.corpora import corpora_blocks, corpora_table, read_summary
 from optimize.eval.document import Table, to_markdown, to_text
@@ -57,6 +58,8 @@ def eval_command(args: argparse.Namespace) -> int:
               file=sys.stderr)
         return INTERRUPTED
     print(_overview(summary))
+    for against in summary.against:
+        print(worth(against))
     print(f"report: {folder / 'report.html'}")
     return 0
 

@@ -11,9 +11,9 @@ from __future__ import annotations
 from pydantic import BaseModel
 
 from optimize.eval.document import Block, Heading, Table, Text, to_text
-from optimize.eval.records import Record
+from optimize.eval.records import Record, score_of
 from optimize.eval.stats import Estimate, paired_delta_ci
-from optimize.eval.summary import METRICS, score_of
+from optimize.eval.summary import METRICS
 
 PASS = 0.5  # composite at or above which a question counts as passed
 DELTA_HEADERS = ["metric", "A", "B", "B-A", "95% CI", ""]

@@ -2,21 +2,21 @@
 
 A rule or threshold earns its place only if it helps on every labelled corpus at hand, so a gate
 change is run on each (HotpotQA, MuSiQue, ClapNQ, the AWS documentation, a user's own) and read
-here in one table: answer quality, evidence recall, abstention apart on answerable and on
-unanswerable questions, LM calls, prompt tokens, and each system's p50 against single pass's in
-the same run. Reads each run's summary.json; runs nothing.
+here in one table: answer quality (and its paired difference from single pass in the same run),
+evidence recall, abstention apart on answerable and on unanswerable questions, LM calls, prompt
+tokens, each system's p50 against single pass's in the same run, and right answers a minute. Reads each run's summary.json; runs nothing.
 """
 
 from __future__ import annotations
 
 from pathlib import Path
 
+from optimize.eval.against_baseline import BASELINE
 from optimize.eval.document import Block, Heading, Table, Text, number
 from optimize.eval.summary import RunSummary, Share, SystemSummary
 
-HEADERS = ["corpus", "split", "system", "n", "F1", "EM", "evidence recall", "abstained (answerable)",
-           "abstained (unanswerable)", "LM calls/q", "prompt tok/q", "p50 s", "p50 / single pass"]
-BASELINE = "single_pass"
+HEADERS = ["corpus", "split", "system", "n", "F1", "F1 - single pass", "EM", "evidence recall", "abstained (answerable)",
+           "abstained (unanswerable)", "LM calls/q", "prompt tok/q", "p50 s", "p50 / single pass", "right / min"]
 
 
 def read_summary(folder: Path) -> RunSummary:
@@ -40,10 +40,18 @@ def _row(run: RunSummary, system: SystemSummary) -> list[str]:
     m = system.metrics
     baseline = next((s for s in run.systems if s.system == BASELINE), None)
     ratio = system.latency_p50_s / baseline.latency_p50_s if baseline and baseline.latency_p50_s else None
-    return [_corpus(run), run.split, system.system, str(system.n), _mean(m, "f1"), _mean(m, "exact_match"),
-            _mean(m, "evidence_recall"), _share(system.abstained_answerable), _share(system.abstained_unanswerable),
-            _mean(m, "lm_calls", 2), _mean(m, "prompt_tokens", 0), number(system.latency_p50_s, 2),
-            number(ratio, 2) + ("×" if ratio is not None else "")]
+    return [_corpus(run), run.split, system.system, str(system.n), _mean(m, "f1"), _f1_gain(run, system.system),
+            _mean(m, "exact_match"), _mean(m, "evidence_recall"), _share(system.abstained_answerable),
+            _share(system.abstained_unanswerable), _mean(m, "lm_calls", 2), _mean(m, "prompt_tokens", 0),
+            number(system.latency_p50_s, 2), number(ratio, 2) + ("×" if ratio is not None else ""),
+            number(system.right_a_minute, 2)]
+
+
+def _f1_gain(run: RunSummary, system: str) -> str:
+    """The system's paired F1 difference from single pass in the same run, with its interval."""
+    against = next((a for a in run.against if a.system == system), None)
+    f1 = against.deltas.get("f1") if against else None
+    return f"{f1.mean:+.3f} [{f1.low:+.3f}, {f1.high:+.3f}]" if f1 else "–"
 
 
 def _corpus(run: RunSummary) -> str:

@@ -63,6 +63,12 @@ def outcomes(records: list[Record]) -> tuple[list[Result], list[bool]]:
     return [r.result for r in kept], [r.right for r in kept]
 
 
+def score_of(record: Record, name: str) -> float | None:
+    """The record's value of a metric; None when the metric does not apply to its question."""
+    value = getattr(record.scores, name)
+    return None if value is None else float(value)
+
+
 class Recovery(BaseModel):
     """What reading a log found: the finished records kept, the whole lines that did not parse
     (left by older versions, which appended after a torn line), and the bytes of a torn tail."""

@@ -1,7 +1,8 @@
 """The eval report: all systems side by side, as report.md (+ plots/*.png), report.html and summary.json.
 
 Sections: the headline metrics with 95% CIs (quality, abstention, LM cost, latency over all and
-over answered questions, web use against the holdout labels), the other metrics, latency, what
+over answered questions, web use against the holdout labels), each system against single pass
+(paired differences and right answers a minute), the other metrics, latency, what
 the loop did (actions, judge rounds, endings, gate rules), the confidence's calibration (ECE,
 AUROC, reliability diagram), web-holdout vs local-only questions and HotpotQA's question types
 (only where the dataset labels them), the worst examples with their traces, and one row per
@@ -15,6 +16,7 @@ from pathlib import Path
 
 from optimize.durable import write_atomic
 from optimize.eval import plots
+from optimize.eval.against_baseline import BASELINE, SHOWN_AS, Against, worth
 from optimize.eval.document import (
     Block,
     Cell,
@@ -73,6 +75,7 @@ def report_blocks(records: list[Record], summary: RunSummary, traces: Traces) ->
              "that searched the web, the share with a held-out gold paragraph; web recall: of the questions with a "
              "held-out gold paragraph, the share that searched the web."),
         Figure("metrics.png", plots.metrics_chart(summary), "main metrics per system, 95% CI"),
+        *_against(summary.against),
         Heading("Other metrics"), _metrics_table([m for m in METRICS if m not in HEADLINE], systems),
         Heading("Latency"), Figure("latency.png", plots.latency_chart(seconds), "seconds per question, p50 and p95 marked"),
         Heading("What the loop did"),
@@ -84,6 +87,21 @@ def report_blocks(records: list[Record], summary: RunSummary, traces: Traces) ->
         Heading("Worst examples"), *[b for s in systems for b in _worst(s, records, traces)],
         Heading("Every question"), *_per_question(systems, records, traces),
     ]
+
+
+def _against(against: list[Against]) -> list[Block]:
+    """Each system against single pass, paired per question: is the loop worth its cost here?"""
+    if not against:
+        return []
+    rows = [[a.system, SHOWN_AS.get(m, m), f"{d.mean:+.3f}", f"[{d.low:+.3f}, {d.high:+.3f}]", str(d.n)]
+            for a in against for m, d in a.deltas.items()]
+    rows += [[a.system, "right answers a minute", f"{a.right_a_minute:.2f} against {a.baseline_right_a_minute:.2f}",
+              "", str(a.questions)] for a in against]
+    return [Heading(f"Against {BASELINE}"),
+            Text(f"Each system minus {BASELINE} over the questions both finished, with paired bootstrap 95% "
+                 "intervals; right answers a minute: answers right (as below) per minute of the system's wall time."),
+            Table(["system", "metric", "difference", "95% CI", "questions"], rows),
+            *[Text(worth(a)) for a in against]]
 
 
 def _conditions(summary: RunSummary) -> str:

@@ -8,7 +8,8 @@ counted. The abstention rate is the mean of the `abstained` metric, and is also 
 answerable and on unanswerable questions (where abstaining is correct). Web use is scored against the holdout
 labels: precision is the share of web-searching questions that had a held-out gold paragraph,
 recall the share of such questions that searched the web. The confidence's calibration (ECE,
-AUROC, reliability bins; `metrics.calibration`) is over the records with a result. This module
+AUROC, reliability bins; `metrics.calibration`) is over the records with a result. Each system
+is also set against single pass in the same run (`optimize.eval.against_baseline`). This module
 does not plot or write files.
 """
 
@@ -21,7 +22,8 @@ from pydantic import BaseModel, computed_field
 
 from metrics import Scorecard
 from metrics.calibration import Calibration, confidence_calibration
-from optimize.eval.records import Record, Recovery, outcomes
+from optimize.eval.against_baseline import Against, against_baseline, right_a_minute
+from optimize.eval.records import Record, Recovery, outcomes, score_of
 from optimize.eval.stats import Estimate, mean_ci, percentile
 
 NUMERIC = (int, float, bool)
@@ -74,6 +76,7 @@ class SystemSummary(BaseModel):
     by_type: dict[str, dict[str, Estimate]]
     worst: list[str]  # qids, lowest composite first
     calibration: Calibration | None = None  # how the reported confidence predicts right answers; None: no results
+    right_a_minute: float | None = None  # right answers per minute of wall time; None in runs summarized before it
 
 
 class RunSummary(BaseModel):
@@ -90,12 +93,13 @@ class RunSummary(BaseModel):
     hide_gold: bool = False  # each question's gold paragraphs were hidden from retrieval
     recovered: Recovery | None = None  # what a resumed run found in its results log; None when it started fresh
     systems: list[SystemSummary]
+    against: list[Against] = []  # each system against single pass, when the run has it
 
 
 def summarize(records: list[Record], run_id: str, **about: str | bool | Recovery | None) -> RunSummary:
     systems = list(dict.fromkeys(r.system for r in records))
     return RunSummary(run_id=run_id, systems=[summarize_system([r for r in records if r.system == s]) for s in systems],
-                      **about)
+                      against=against_baseline(records), **about)
 
 
 def summarize_system(records: list[Record]) -> SystemSummary:
@@ -114,7 +118,7 @@ def summarize_system(records: list[Record]) -> SystemSummary:
         by_holdout=_slices(records, lambda r: "web holdout" if _has_holdout(r) else "local only"),
         by_type=_slices(records, lambda r: r.question_type),
         worst=[r.qid for r in sorted(records, key=lambda r: r.scores.composite)[:WORST]],
-        calibration=_calibration(records))
+        calibration=_calibration(records), right_a_minute=round(right_a_minute(records), 3))
 
 
 def _calibration(records: list[Record]) -> Calibration | None:
@@ -145,12 +149,6 @@ def _searched_web(record: Record) -> bool:
 
 def _has_holdout(record: Record) -> bool:
     return bool(record.holdout_title)
-
-
-def score_of(record: Record, name: str) -> float | None:
-    """The record's value of a metric; None when the metric does not apply to its question."""
-    value = getattr(record.scores, name)
-    return None if value is None else float(value)
 
 
 def _counts(values) -> dict[str, int]:

@@ -25,6 +25,7 @@ from mlflow.entities import Metric, Param, RunStatus
 from mlflow.exceptions import MlflowException
 
 from optimize.durable import write_atomic
+from optimize.eval.against_baseline import BASELINE
 from optimize.eval.question_traces import log_question_trace, remember_trace
 from optimize.eval.records import Record
 from optimize.eval.summary import RunSummary
@@ -113,7 +114,8 @@ class EvalTracking:
     def log_summary(self, summary: RunSummary) -> None:
         """Per-system metrics, prefixed by the system: gated.f1, gated.abstained (the abstention rate),
         gated.web_recall, gated.confidence_ece, gated.rule_<name> (steps the rule chose),
-        single_pass.latency_p50_s, ..."""
+        gated.right_a_minute, single_pass.latency_p50_s, ...; and against single pass in the same
+        run, gated.vs_single_pass.f1_delta (paired mean), gated.vs_single_pass.p50_ratio, ..."""
         metrics, now = [], int(time.time() * 1000)
         for system in summary.systems:
             calibration = system.calibration
@@ -121,13 +123,17 @@ class EvalTracking:
                      "abstained_answerable": system.abstained_answerable.rate,
                      "abstained_unanswerable": system.abstained_unanswerable.rate,
                      "confidence_ece": calibration.ece if calibration else None,
-                     "confidence_auroc": calibration.auroc if calibration else None}
+                     "confidence_auroc": calibration.auroc if calibration else None,
+                     "right_a_minute": system.right_a_minute}
             values = {name: e.mean for name, e in system.metrics.items() if e.n} | {
                 "latency_p50_s": system.latency_p50_s, "latency_p95_s": system.latency_p95_s, "n": system.n,
                 **{f"status_{k}": v for k, v in system.status.items()},
                 **{k: v for k, v in rates.items() if v is not None},  # none without questions to count
                 **{f"rule_{k}": v for k, v in system.rules.items()}}
             metrics += [Metric(f"{system.system}.{k}", float(v), now, 0) for k, v in values.items()]
+        for a in summary.against:
+            values = {f"{m}_delta": d.mean for m, d in a.deltas.items()} | {"p50_ratio": a.p50_ratio}
+            metrics += [Metric(f"{a.system}.vs_{BASELINE}.{k}", float(v), now, 0) for k, v in values.items() if v is not None]
         self.client.log_batch(self.run_id, metrics=metrics)
 
     def log_metrics(self, values: dict[str, float], step: int = 0) -> None:

@@ -1,6 +1,6 @@
-"""Eval runs side by side: a row per corpus and system, with p50 against single pass in the same run."""
+"""Eval runs side by side: a row per corpus and system, against single pass in the same run."""
 
-from optimize.eval.corpora import corpora_blocks, corpora_table, read_summary
+from optimize.eval.corpora import HEADERS, corpora_blocks, corpora_table, read_summary
 from optimize.eval.document import to_markdown
 from optimize.eval.records import RecordLog
 from optimize.eval.runner import run_examples
@@ -23,8 +23,11 @@ def test_one_row_per_corpus_and_system_with_the_p50_against_single_pass(tmp_path
     table = corpora_table(runs)
     assert [(r[0], r[2]) for r in table.rows] == [("hotpotqa", "gated"), ("hotpotqa", "single_pass"),
                                                   ("musique", "gated"), ("musique", "single_pass")]
-    assert (table.rows[0][-1], table.rows[1][-1]) == ("1.50×", "1.00×")
-    assert float(table.rows[2][4]) < float(table.rows[3][4])  # musique's gated F1 lost q1
+    ratio, f1, gain = (HEADERS.index(h) for h in ("p50 / single pass", "F1", "F1 - single pass"))
+    assert (table.rows[0][ratio], table.rows[1][ratio]) == ("1.50×", "1.00×")
+    assert float(table.rows[2][f1]) < float(table.rows[3][f1])  # musique's gated F1 lost q1
+    assert table.rows[2][gain].startswith("-0.333 [") and table.rows[3][gain] == "–"  # paired with single pass's
+    assert all(float(row[HEADERS.index("right / min")]) >= 0 for row in table.rows)
     markdown = to_markdown(corpora_blocks(runs), ".")
     assert "| musique | dev | gated |" in markdown and "web none" in markdown
 

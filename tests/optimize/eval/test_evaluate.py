@@ -30,6 +30,7 @@ def test_an_eval_run_writes_everything_and_a_rerun_executes_nothing(settings, tm
     assert run.info.status == "FINISHED" and run.data.params["threshold.top_k"] == "3"
     assert run.data.metrics["single_pass.exact_match"] < run.data.metrics["gated.exact_match"]
     assert run.data.metrics["fixed_hops.status_error"] == 1
+    assert run.data.metrics["gated.vs_single_pass.f1_delta"] > 0 and "gated.right_a_minute" in run.data.metrics
 
     again = programs()
     resumed = run_eval(CONFIG, settings, tmp_path, again, examples(), score, progress=False)

@@ -111,3 +111,13 @@ def test_a_users_dataset_gets_one_row_per_question_and_no_hotpotqa_section(tmp_p
     overall = markdown.split("## Overall")[1].split("## Other metrics")[0]
     assert "| latency p50, answered (s) |" in overall
     assert "white-space:pre-wrap" in html
+
+
+def test_each_system_is_set_against_single_pass_with_a_verdict_a_user_can_act_on(tmp_path):
+    """gated answers q1, which single pass gets wrong; fixed_hops gives up on q3: both are paired with single pass."""
+    _, summary = make_report(tmp_path)
+    markdown = (tmp_path / "report.md").read_text()
+    assert [a.system for a in summary.against] == ["gated", "fixed_hops"]
+    assert "## Against single_pass" in markdown and "| gated | F1 | +0.333 |" in markdown
+    assert markdown.index("## Against single_pass") < markdown.index("## Other metrics")
+    assert "gated against single_pass, paired over 3 questions: F1 +0.333 [" in markdown
