@@ -1,6 +1,7 @@
 """The optimize job, phase by phase, over three disjoint question sets (train, select, report).
 
-1. Baseline: the uncompiled program on the report questions.
+1. Baseline: the uncompiled program on the report questions, and single pass beside it, so that
+   the report says whether the loop earns its cost on this corpus (`optimize.eval.against_baseline`).
 2. Prompts: candidate prompts (labelled demo sets, or a DSPy optimizer's output) and the
    uncompiled prompts run on the select questions, each run's LM calls recorded
    (`optimize.replay.recorder`). The best candidate ships only if it beats the uncompiled
@@ -14,7 +15,8 @@
    weights: walked offline from each train and select question's seed page (`optimize.links`),
    shipped only if their cross-validated gain in reach holds, and checked on the report questions.
 4. Report: compiled against uncompiled on the report questions, which no phase trained or
-   selected on, with paired bootstrap intervals on each difference (`compiled_vs_uncompiled.md`).
+   selected on, with paired bootstrap intervals on each difference (`compiled_vs_uncompiled.md`),
+   and each against single pass.
    When nothing shipped, the uncompiled program's report stands alone; with `report_rejected`
    the candidate kept out (the best prompt candidate with the searched thresholds) runs there
    too, as a held-out check of the keep rule.
@@ -52,6 +54,7 @@ from metrics import (
 )
 from optimize.calibration.fit import FitError, before_and_after, fit_calibrator
 from optimize.durable import read_state, replacing, write_atomic
+from optimize.eval.against_baseline import BASELINE, worth
 from optimize.eval.compare import compare_runs, comparison_blocks, text_table
 from optimize.eval.document import to_markdown
 from optimize.eval.evaluate import RESULTS, run_eval
@@ -92,6 +95,7 @@ from optimize.replay.replay_run import (
 from optimize.replay.workers import TrialPool
 from program.assembly import loading
 from program.base.settings import Settings
+from program.baselines import SinglePass
 from program.loop import GatedRAG
 from program.thresholds import Thresholds
 
@@ -129,7 +133,7 @@ class Outcome:
     def __str__(self) -> str:
         d = self.decisions
         lines = [v.line for v in (d.prompts, d.thresholds, d.links) if v is not None]
-        return "\n".join([*lines, "", self.table])
+        return "\n".join([*lines, "", self.table, "", *map(worth, self.summary.against)])
 
 
 class JobState(BaseModel):
@@ -171,7 +175,8 @@ class Job:
         if state.done:
             print(f"resuming job {self.folder.name}: done {', '.join(state.done)}; spent so far {self.guard.calls} LM calls",
                   file=sys.stderr)
-        self._eval({"baseline": uncompiled}, sets.report, sets.report_name, "eval_baseline", step=0)
+        baselines = {"baseline": uncompiled, BASELINE: _single_pass(uncompiled)}
+        self._eval(baselines, sets.report, sets.report_name, "eval_baseline", step=0)
         decisions = read_state(self.folder / DECISIONS, Decisions) or Decisions()
         prompts = self._prompts(uncompiled, sets, state, decisions)
         compiled = prompts.deepcopy()
@@ -183,7 +188,7 @@ class Job:
         # would only measure the LM's timing noise, at the price of a whole report run
         shipped = decisions.prompts.ships or decisions.thresholds.ships
         rejected = None if shipped or not self.config.report_rejected else self._rejected(uncompiled)
-        systems = {"baseline": uncompiled} | ({COMPILED: compiled} if shipped else {}) | (
+        systems = baselines | ({COMPILED: compiled} if shipped else {}) | (
             {REJECTED: rejected} if rejected is not None else {})
         final = self._eval(systems, sets.report, sets.report_name, "eval", step=2)
         table = self._compare(sets.report_name, COMPILED) if shipped else self._kept(sets, rejected is not None, decisions)
@@ -497,6 +502,13 @@ def _link_metrics(fit: LinkFit) -> dict[str, float]:
     if fit.held_out is not None:
         values |= {f"links.held_out_{k}": v for k, v in fit.held_out.model_dump().items()}
     return {k: float(v) for k, v in values.items() if v is not None}
+
+
+def _single_pass(program: GatedRAG) -> SinglePass:
+    """Single pass with the program's prompts and thresholds, over its index: what the loop is measured against."""
+    single = SinglePass(program.search)
+    single.load_state(program.dump_state())
+    return single
 
 
 def _seed_records(source: Path, target: Path) -> None:

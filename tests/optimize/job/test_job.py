@@ -91,8 +91,13 @@ def test_a_better_candidate_ships_and_the_report_pairs_it_with_the_uncompiled_pr
     monkeypatch.setattr(job_module, "labelled_candidates", lambda program, train, config: {"demos-1": better})
     folder, outcome, _ = run_job(tmp_path, DummyLM(KEYED), uncompiled=GatedRAG(FakeSearch(DOCS[:1])))
     assert outcome.decisions.prompts.ships and outcome.decisions.prompts_system == "demos-1"
-    assert [s.system for s in outcome.summary.systems] == ["baseline", "compiled"]
+    assert [s.system for s in outcome.summary.systems] == ["baseline", "single_pass", "compiled"]
     assert "report split: smoke, 2 questions" in outcome.table and "95% CI" in outcome.table
+    # each program against single pass on the same report questions: does the loop earn its cost here?
+    against = str(outcome).split(outcome.table)[1]
+    assert against.count(" against single_pass, ") == 2
+    assert "\nbaseline against single_pass, paired over 2 questions: F1 " in against
+    assert "\ncompiled against single_pass, paired over 2 questions: F1 " in against
     assert (folder / "eval" / COMPARISON).exists()
 
 
@@ -120,7 +125,7 @@ def test_a_candidate_worse_on_the_select_questions_is_not_shipped(tmp_path, monk
     assert line in capsys.readouterr().err and "\n" not in line
     shipped = json.loads((folder / PROGRAM).read_text())
     assert all(not shipped[name]["demos"] for name in ("judge", "synthesize"))
-    assert [s.system for s in outcome.summary.systems] == ["baseline"]  # the uncompiled program is not run twice
+    assert [s.system for s in outcome.summary.systems] == ["baseline", "single_pass"]  # the uncompiled program is not run twice
     assert outcome.table.endswith("the program written is the uncompiled one, and its report is the baseline's")
 
 
@@ -264,7 +269,7 @@ def test_a_candidate_kept_out_is_still_reported_on_held_out_questions_when_asked
     monkeypatch.setattr(job_module, "labelled_candidates", lambda program, train, config: {"demos-1": worse})
     folder, outcome, _ = run_job(tmp_path, DummyLM(KEYED), report_rejected=True)
     assert not outcome.decisions.prompts.ships
-    assert [s.system for s in outcome.summary.systems] == ["baseline", "rejected"]
+    assert [s.system for s in outcome.summary.systems] == ["baseline", "single_pass", "rejected"]
     assert "the program written is the uncompiled one. The candidate kept out" in outcome.table
     assert "95% CI" in outcome.table and (folder / "eval" / COMPARISON).exists()
     shipped = json.loads((folder / PROGRAM).read_text())
