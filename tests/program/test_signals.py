@@ -163,6 +163,17 @@ def test_the_bridge_is_the_name_in_the_sentence_that_matches_the_question():
     assert bridge_entities(SACHIN, ["Sachin Warrier"], [bare]) == ()
 
 
+def test_a_page_that_shares_no_term_with_the_question_bridges_through_its_first_sentence():
+    """The question's relation is paraphrased ("located in" for "a town in"): the page's first
+    sentence, which says what its subject is and where it belongs, is the bridge."""
+    q = "Who was in charge of the country where Ceelmakoile is located?"
+    town = passage("Ceelmakoile", "Ceelmakoile is a town in the central Hiran region of Somalia. It is mostly "
+                   "inhabited by the Hawadle clan.")
+    assert bridge_entities(q, ["Ceelmakoile"], [town]) == ("Hiran", "Somalia")
+    later = town.model_copy(update={"chunk_index": 1})  # a later chunk's first sentence is no page's lead
+    assert bridge_entities(q, ["Ceelmakoile"], [later]) == ()
+
+
 def test_a_question_that_names_all_it_asks_about_goes_through_no_bridge():
     # a documentation page's best sentence names its link targets and notes, not a second hop
     q = "What is the maximum unzipped deployment package size in AWS Lambda?"
