@@ -97,7 +97,8 @@ def estimate(config: OptimizeConfig, select_size: int, report_size: int, model: 
     """An upper bound on the real LM runs: threshold trials are replayed and cost none, but the
     chosen point runs once more on the select questions."""
     candidates = config.demo_sets if config.optimizer == "labelled" else 1
-    phases = {"baseline eval (report)": report_size, "prompt candidates (select)": select_size * (candidates + 1),
+    phases = {"baseline eval (report)": report_size, "single pass (report)": report_size,
+              "prompt candidates (select)": select_size * (candidates + 1),
               "chosen thresholds (select)": select_size, "compiled eval (report)": report_size}
     calls = round(sum(phases.values()) * CALLS_PER_QUESTION)
     prompt, completion = calls * PROMPT_TOKENS_PER_CALL, calls * COMPLETION_TOKENS_PER_CALL
