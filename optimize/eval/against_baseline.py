@@ -72,9 +72,9 @@ def worth(a: Against) -> str:
 
 def _verdict(a: Against) -> str:
     """Which answers better (F1's interval clear of 0), and which gives more right answers a minute."""
-    more = a.system if a.right_a_minute > a.baseline_right_a_minute else BASELINE
+    ours, theirs = a.right_a_minute, a.baseline_right_a_minute
+    more = a.system if ours > theirs else BASELINE if ours < theirs else None
+    pace = f"{more} gives more right answers a minute" if more else "both give as many right answers a minute"
     f1 = a.deltas.get("f1")
     better = a.system if f1 and f1.low > 0 else BASELINE if f1 and f1.high < 0 else None
-    if better is None:
-        return f"F1 differs within the noise, and {more} gives more right answers a minute"
-    return f"{better} answers better here, {'and' if more == better else 'but'} {more} gives more right answers a minute"
+    return f"{better} answers better here; {pace}" if better else f"F1 differs within the noise; {pace}"

@@ -24,19 +24,25 @@ def test_a_loop_that_answers_every_question_single_pass_gets_wrong_answers_bette
     assert f1.mean == 1.0 and f1.low > 0
     assert (against.right_a_minute, against.baseline_right_a_minute) == (30.0, 0.0)  # 3 right in 6 s; none in 3 s
     assert worth(against).endswith("2.00× single_pass's median seconds; 30.00 right answers a minute against 0.00: "
-                                   "gated answers better here, and gated gives more right answers a minute.")
+                                   "gated answers better here; gated gives more right answers a minute.")
 
 
 def test_the_same_answers_at_twice_the_seconds_leave_single_pass_the_better_buy(tmp_path):
     [against] = against_baseline(records(tmp_path))
     assert against.deltas["f1"].mean == 0.0 and against.right_a_minute < against.baseline_right_a_minute
-    assert worth(against).endswith(": F1 differs within the noise, and single_pass gives more right answers a minute.")
+    assert worth(against).endswith(": F1 differs within the noise; single_pass gives more right answers a minute.")
 
 
 def test_a_loop_that_answers_worse_is_told_so_even_when_it_is_faster(tmp_path):
     [against] = against_baseline(records(tmp_path, wrong_gated=tuple(GOLD), gated_s=0.5))
     assert against.deltas["f1"].high < 0
-    assert worth(against).endswith(": single_pass answers better here, and single_pass gives more right answers a minute.")
+    assert worth(against).endswith(": single_pass answers better here; single_pass gives more right answers a minute.")
+
+
+def test_no_right_answer_on_either_side_is_a_tie_not_a_win(tmp_path):
+    [against] = against_baseline(records(tmp_path, wrong_gated=tuple(GOLD), wrong_single=tuple(GOLD)))
+    assert against.right_a_minute == against.baseline_right_a_minute == 0.0
+    assert worth(against).endswith(": F1 differs within the noise; both give as many right answers a minute.")
 
 
 def test_only_the_questions_both_systems_finished_are_paired(tmp_path):
