@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from pydantic import BaseModel
 
-from optimize.eval.records import Record, score_of
+from optimize.eval.records import Record, paired_scores
 from optimize.eval.stats import Estimate, paired_delta_ci, percentile
 
 BASELINE = "single_pass"
@@ -43,17 +43,11 @@ def against_baseline(records: list[Record]) -> list[Against]:
 def _against(system: str, mine: dict[str, Record], baseline: dict[str, Record]) -> Against:
     pairs = [(baseline[q], mine[q]) for q in mine if q in baseline]
     theirs, ours = [a for a, _ in pairs], [b for _, b in pairs]
-    deltas = {m: delta for m in SHOWN if (delta := _delta(m, pairs)).n}
+    deltas = {m: delta for m in SHOWN if (delta := paired_delta_ci(*paired_scores(m, pairs))).n}
     p50_base = percentile([r.seconds for r in theirs], 50)
     return Against(system=system, questions=len(pairs), deltas=deltas,
                    p50_ratio=percentile([r.seconds for r in ours], 50) / p50_base if p50_base > 0 else None,
                    right_a_minute=right_a_minute(ours), baseline_right_a_minute=right_a_minute(theirs))
-
-
-def _delta(metric: str, pairs: list[tuple[Record, Record]]) -> Estimate:
-    # only the pairs where the metric applies on both sides (evidence recall does not on an unanswerable question)
-    both = [(x, y) for a, b in pairs if (x := score_of(a, metric)) is not None and (y := score_of(b, metric)) is not None]
-    return paired_delta_ci([x for x, _ in both], [y for _, y in both])
 
 
 def right_a_minute(records: list[Record]) -> float:

@@ -11,7 +11,7 @@ from __future__ import annotations
 from pydantic import BaseModel
 
 from optimize.eval.document import Block, Heading, Table, Text, to_text
-from optimize.eval.records import Record, score_of
+from optimize.eval.records import Record, paired_scores
 from optimize.eval.stats import Estimate, paired_delta_ci
 from optimize.eval.summary import METRICS
 
@@ -62,9 +62,7 @@ def _system(system: str, a: list[Record], b: list[Record]) -> SystemComparison:
 
 
 def _delta(metric: str, a: list[Record], b: list[Record]) -> MetricDelta:
-    # only the pairs where the metric applies on both sides (it does not on an unanswerable question)
-    pairs = [(x, y) for ra, rb in zip(a, b) if (x := score_of(ra, metric)) is not None and (y := score_of(rb, metric)) is not None]
-    xs, ys = [x for x, _ in pairs], [y for _, y in pairs]
+    xs, ys = paired_scores(metric, zip(a, b))
     delta = paired_delta_ci(xs, ys)
     return MetricDelta(metric=metric, a=sum(xs) / max(len(xs), 1), b=sum(ys) / max(len(ys), 1), delta=delta)
 

@@ -4,7 +4,8 @@ A rule or threshold earns its place only if it helps on every labelled corpus at
 change is run on each (HotpotQA, MuSiQue, ClapNQ, the AWS documentation, a user's own) and read
 here in one table: answer quality (and its paired difference from single pass in the same run),
 evidence recall, abstention apart on answerable and on unanswerable questions, LM calls, prompt
-tokens, each system's p50 against single pass's in the same run, and right answers a minute. Reads each run's summary.json; runs nothing.
+tokens, each system's p50 against single pass's in the same run, and right answers a minute.
+Reads each run's summary.json; runs nothing.
 """
 
 from __future__ import annotations

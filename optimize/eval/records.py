@@ -16,7 +16,7 @@ import os
 import sys
 import threading
 from pathlib import Path
-from typing import Literal
+from typing import Iterable, Literal
 
 from pydantic import BaseModel, ValidationError
 
@@ -67,6 +67,13 @@ def score_of(record: Record, name: str) -> float | None:
     """The record's value of a metric; None when the metric does not apply to its question."""
     value = getattr(record.scores, name)
     return None if value is None else float(value)
+
+
+def paired_scores(name: str, pairs: Iterable[tuple[Record, Record]]) -> tuple[list[float], list[float]]:
+    """A metric's values on each side of the pairs where it applies to both (evidence recall does
+    not on an unanswerable question): what a paired difference is taken over."""
+    both = [(x, y) for a, b in pairs if (x := score_of(a, name)) is not None and (y := score_of(b, name)) is not None]
+    return [x for x, _ in both], [y for _, y in both]
 
 
 class Recovery(BaseModel):
