@@ -14,6 +14,7 @@ import dspy
 from program.assembly.factory import build_program
 from program.base.settings import Settings
 from program.baselines import FixedHops, SinglePass
+from program.loop import GatedRAG
 
 BASELINES = {"single_pass": SinglePass, "fixed_hops": FixedHops}
 SYSTEMS = ("gated", *BASELINES)
@@ -21,11 +22,11 @@ SYSTEMS = ("gated", *BASELINES)
 
 def build_systems(settings: Settings, names: list[str], program_path: Path | None) -> dict[str, dspy.Module]:
     gated = build_program(settings, program_path=program_path)
-    systems = {}
-    for name in names:
-        if name == "gated":
-            systems[name] = gated
-        else:
-            systems[name] = BASELINES[name](gated.search)
-            systems[name].load_state(gated.dump_state())
-    return systems
+    return {name: gated if name == "gated" else baseline(name, gated) for name in names}
+
+
+def baseline(name: str, gated: GatedRAG) -> GatedRAG:
+    """The baseline `name` over the gated program's index, with its prompts, demos and thresholds."""
+    system = BASELINES[name](gated.search)
+    system.load_state(gated.dump_state())
+    return system

@@ -63,6 +63,7 @@ from optimize.eval.records import Record, RecordLog, outcomes
 from optimize.eval.run_config import EvalConfig
 from optimize.eval.runner import run_examples
 from optimize.eval.summary import RunSummary
+from optimize.eval.systems import baseline
 from optimize.eval.tracking import EvalTracking, tracking_uri
 from optimize.job.budget import SpendingGuard
 from optimize.job.config import OptimizeConfig
@@ -95,7 +96,6 @@ from optimize.replay.replay_run import (
 from optimize.replay.workers import TrialPool
 from program.assembly import loading
 from program.base.settings import Settings
-from program.baselines import SinglePass
 from program.loop import GatedRAG
 from program.thresholds import Thresholds
 
@@ -175,7 +175,7 @@ class Job:
         if state.done:
             print(f"resuming job {self.folder.name}: done {', '.join(state.done)}; spent so far {self.guard.calls} LM calls",
                   file=sys.stderr)
-        baselines = {"baseline": uncompiled, BASELINE: _single_pass(uncompiled)}
+        baselines = {"baseline": uncompiled, BASELINE: baseline(BASELINE, uncompiled)}
         self._eval(baselines, sets.report, sets.report_name, "eval_baseline", step=0)
         decisions = read_state(self.folder / DECISIONS, Decisions) or Decisions()
         prompts = self._prompts(uncompiled, sets, state, decisions)
@@ -502,13 +502,6 @@ def _link_metrics(fit: LinkFit) -> dict[str, float]:
     if fit.held_out is not None:
         values |= {f"links.held_out_{k}": v for k, v in fit.held_out.model_dump().items()}
     return {k: float(v) for k, v in values.items() if v is not None}
-
-
-def _single_pass(program: GatedRAG) -> SinglePass:
-    """Single pass with the program's prompts and thresholds, over its index: what the loop is measured against."""
-    single = SinglePass(program.search)
-    single.load_state(program.dump_state())
-    return single
 
 
 def _seed_records(source: Path, target: Path) -> None:
