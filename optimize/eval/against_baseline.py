@@ -70,5 +70,5 @@ def _verdict(a: Against) -> str:
     more = a.system if ours > theirs else BASELINE if ours < theirs else None
     pace = f"{more} gives more right answers a minute" if more else "both give as many right answers a minute"
     f1 = a.deltas.get("f1")
-    better = a.system if f1 and f1.low > 0 else BASELINE if f1 and f1.high < 0 else None
+    better = {1: a.system, -1: BASELINE, 0: None}[f1.direction] if f1 else None
     return f"{better} answers better here; {pace}" if better else f"F1 differs within the noise; {pace}"

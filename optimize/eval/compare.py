@@ -106,4 +106,4 @@ def comparison_blocks(comparison: Comparison) -> list[Block]:
 
 
 def _verdict(delta: Estimate) -> str:
-    return "up" if delta.low > 0 else "down" if delta.high < 0 else ""
+    return {1: "up", -1: "down", 0: ""}[delta.direction]

@@ -26,6 +26,11 @@ class Estimate(BaseModel):
     def __str__(self) -> str:
         return f"{self.mean:.3f} [{self.low:.3f}, {self.high:.3f}]"
 
+    @property
+    def direction(self) -> int:
+        """A difference's sign beyond the noise: 1 when its interval is above 0, -1 below, 0 when it holds 0."""
+        return 1 if self.low > 0 else -1 if self.high < 0 else 0
+
 
 def mean_ci(values: Sequence[float], confidence: float = 0.95) -> Estimate:
     """The mean and its bootstrap interval; with fewer than 2 values the interval is the mean itself."""
