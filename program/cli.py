@@ -15,6 +15,7 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
+from typing import get_args
 
 from pydantic import ValidationError
 
@@ -25,7 +26,9 @@ from program.base.command_line import (
     run_command,
     settings_from_args,
 )
-from program.base.settings import MAX_QUESTION_CHARS
+from program.base.settings import MAX_QUESTION_CHARS, Settings
+
+SYSTEMS = get_args(Settings.model_fields["system"].annotation)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -67,6 +70,7 @@ def parser() -> argparse.ArgumentParser:
     ask.add_argument("--profile", choices=["local", "openai"], help="LM profile (default: openai if OPENAI_API_KEY is set, else local)")
     ask.add_argument("--local-model", choices=["qwen2.5-coder-0.5b", "qwen2.5-coder-1.5b"], help="model of the local profile")
     ask.add_argument("--program", type=Path, help="a compiled program JSON (prompts, demos, thresholds)")
+    add_system(ask)
     add_data_dir(ask)
     ask.add_argument("--collection", help="the collection to answer from (default hotpotqa)")
     ask.add_argument("--web", choices=["tavily", "offline", "none"], help="the web backend (default: tavily if "
@@ -93,6 +97,7 @@ def parser() -> argparse.ArgumentParser:
         command = sub.add_parser(name, help=help_text)
         command.add_argument("--program", type=Path, help="a compiled program JSON (prompts, demos, thresholds)")
         command.add_argument("--profile", choices=["local", "openai"])
+        add_system(command)
         add_data_dir(command)
         command.add_argument("--collection", help="the collection served by default (requests may name another)")
         command.add_argument("--web", choices=["tavily", "offline", "none"])
@@ -102,6 +107,11 @@ def parser() -> argparse.ArgumentParser:
             command.add_argument("--port", type=int, help="default 8000")
         command.set_defaults(run=run)
     return parser
+
+
+def add_system(command: argparse.ArgumentParser) -> None:
+    command.add_argument("--system", choices=SYSTEMS, help="what answers (GATEDRAG_SYSTEM): the gated loop (default), "
+                         "or a baseline `optimize eval` found gives more right answers a minute on your questions")
 
 
 def _index(args: argparse.Namespace) -> int:
@@ -144,7 +154,7 @@ def _ask(args: argparse.Namespace) -> int:
         except ValueError as error:
             raise UsageError(str(error)) from None
     settings = settings_from_args(args, profile="profile", local_model="local_model", data_dir="data_dir",
-                                  collection="collection", web_backend="web")
+                                  collection="collection", web_backend="web", system="system")
     return _answer(question, hints, settings, args)
 
 
@@ -161,14 +171,14 @@ def _hints(args: argparse.Namespace):
 
 def _answer(question: str, hints, settings, args: argparse.Namespace) -> int:
     # deferred: DSPy, fastembed, the store and the LM runtime
-    from program.assembly.factory import build_program
+    from program.assembly.factory import build_served
     from program.contract.answer_response import respond
     from program.contract.render import render_result
     from program.lm.lm_profiles import configure_lm
     from program.sessions.file_store import FileSessionStore
 
     budgets = {k: getattr(args, k) for k in ("max_iterations", "max_doc_queries", "max_web_searches") if getattr(args, k) is not None}
-    rag = build_program(settings, program_path=args.program, overrides=budgets, seeded=bool(args.url))
+    rag = build_served(settings, program_path=args.program, overrides=budgets, seeded=bool(args.url))
     if args.session:
         rag.sessions = FileSessionStore.from_settings(settings)  # with no server, the next `ask` is another process
     with configure_lm(settings, cache=not args.no_cache):
@@ -194,7 +204,7 @@ def _mcp(args: argparse.Namespace) -> int:
 
 def _serving_settings(args: argparse.Namespace, **names: str):
     return settings_from_args(args, profile="profile", data_dir="data_dir", serve_timeout_s="timeout",
-                              collection="collection", web_backend="web", **names)
+                              collection="collection", web_backend="web", system="system", **names)
 
 
 def _program_path(args: argparse.Namespace) -> Path | None:

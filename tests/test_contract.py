@@ -14,8 +14,10 @@ from mcp import Client
 from mlflow.dspy.wrapper import DspyModelWrapper
 
 import program.assembly.factory
+import program.assembly.served
 import program.lm.lm_profiles
 from program.assembly.served import servable
+from program.baselines import SinglePass
 from program.cli import main
 from program.contract.answer_response import AnswerResponse
 from program.loop import GatedRAG
@@ -66,3 +68,16 @@ def test_every_surface_returns_the_same_top_level_keys(tmp_path, monkeypatch, ca
     keys = {"cli": cli_keys(monkeypatch, capsys, tmp_path), "python": python_keys(), "http": http_keys(tmp_path),
             "mcp": mcp_keys(tmp_path), "mlflow": mlflow_keys()}
     assert keys == dict.fromkeys(keys, set(AnswerResponse.model_fields))
+
+
+def test_a_served_baseline_answers_with_the_same_contract(monkeypatch):
+    # what `mlflow models serve` rebuilds when the serving process sets GATEDRAG_SYSTEM=single_pass
+    monkeypatch.setenv("GATEDRAG_SYSTEM", "single_pass")
+    monkeypatch.setattr(program.assembly.served, "build_program",
+                        lambda settings, program_class, **_: program_class(FakeSearch(DOCS)))
+    served = program.assembly.served.rebuild(GatedRAG(FakeSearch(DOCS)).dump_state())
+    assert isinstance(served, SinglePass)
+    with dspy.context(lm=signature_lm(), adapter=dspy.JSONAdapter()):
+        response = served(question=QUESTION, include_trace=True)
+    assert set(response.toDict()) == set(AnswerResponse.model_fields)
+    assert [s["action"] for s in response.trace["steps"]] == ["retrieve", "draft"]

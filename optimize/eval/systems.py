@@ -13,11 +13,11 @@ import dspy
 
 from program.assembly.factory import build_program
 from program.base.settings import Settings
-from program.baselines import FixedHops, SinglePass
+from program.baselines import SYSTEMS as BUILT
 from program.loop import GatedRAG
 
-BASELINES = {"single_pass": SinglePass, "fixed_hops": FixedHops}
-SYSTEMS = ("gated", *BASELINES)
+BASELINES = {name: system for name, system in BUILT.items() if system is not GatedRAG}
+SYSTEMS = tuple(BUILT)
 
 
 def build_systems(settings: Settings, names: list[str], program_path: Path | None) -> dict[str, dspy.Module]:

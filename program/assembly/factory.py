@@ -16,6 +16,7 @@ from pydantic import ValidationError
 
 from program.assembly.loading import apply_state, read_state
 from program.base.settings import Settings
+from program.baselines import SYSTEMS
 from program.loop import GatedRAG
 from program.retrieval.breadth import BreadthExpander
 from program.retrieval.open_store import open_store
@@ -44,6 +45,13 @@ def build_program(settings: Settings, program_path: str | Path | None = None, ov
         apply_state(rag, state, str(program_path))
     rag.thresholds = _with_overrides(rag.thresholds, overrides or {})
     return rag
+
+
+def build_served(settings: Settings, program_path: str | Path | None = None, overrides: dict | None = None,
+                 seeded: bool = False) -> GatedRAG:
+    """What answers when the program is asked or served: the system the settings name (`system`),
+    the gated loop unless a baseline was chosen, built as `build_program` builds the loop."""
+    return build_program(settings, program_path, overrides, program_class=SYSTEMS[settings.system], seeded=seeded)
 
 
 def load(source: str | Path, settings: Settings | None = None, search=None, web=None) -> GatedRAG:

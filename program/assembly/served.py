@@ -1,8 +1,8 @@
-"""A GatedRAG as a model server runs it: with no LM configured, pickled as its saved state, and
+"""A program as a model server runs it: with no LM configured, pickled as its saved state, and
 answering with the response contract.
 
-MLflow's DSPy flavor pickles the module and calls it with no LM in the settings. `ServedGatedRAG`
-then takes the settings' default LM (`program.lm.default_lm`), and pickles as its saved state only,
+MLflow's DSPy flavor pickles the module and calls it with no LM in the settings. A served program
+(`Served`, over the gated loop or a baseline, as the `system` setting says) then takes the settings' default LM (`program.lm.default_lm`), and pickles as its saved state only,
 so no store handle, file lock or API key ever lands in a pickle: the loading process rebuilds
 search and web from its own settings (`rebuild`). Its prediction's fields are those of
 `program.contract.answer_response.AnswerResponse` as JSON, so the MLflow model's predictions are the same
@@ -18,6 +18,7 @@ import dspy
 from program.assembly.factory import build_program
 from program.assembly.loading import apply_state, check_state
 from program.base.settings import Settings
+from program.baselines import SYSTEMS
 from program.contract.answer_response import respond
 from program.contract.result import Result
 from program.hints import Hints
@@ -26,7 +27,9 @@ from program.lm.lm_profiles import json_adapter
 from program.loop import GatedRAG
 
 
-class ServedGatedRAG(GatedRAG):
+class Served:
+    """Mixed into a system of `program.baselines.SYSTEMS`; its `forward` answers with the contract."""
+
     settings: Settings | None = None  # what `rebuild` read; the default LM is started from them
 
     def forward(self, question: str, hints: Hints | None = None, time_limit_s: float | None = None,
@@ -52,18 +55,24 @@ class ServedGatedRAG(GatedRAG):
         return rebuild, (self.dump_state(),)
 
 
-def servable(program: GatedRAG) -> ServedGatedRAG:
-    """The same program (search, web, sessions, prompts, demos, thresholds) as a `ServedGatedRAG`."""
-    served = ServedGatedRAG(program.search, web=program.web, thresholds=program.thresholds, sessions=program.sessions)
+# one served class a system, each its system's forward under `Served.forward`
+SERVED: dict[str, type[GatedRAG]] = {name: type(f"Served{system.__name__}", (Served, system), {})
+                                     for name, system in SYSTEMS.items()}
+
+
+def servable(program: GatedRAG) -> GatedRAG:
+    """The same program (its system, search, web, sessions, prompts, demos, thresholds) as a served one."""
+    served_class = SERVED[next(name for name, system in SYSTEMS.items() if type(program) is system)]
+    served = served_class(program.search, web=program.web, thresholds=program.thresholds, sessions=program.sessions)
     return served.load_state(program.dump_state())
 
 
-def rebuild(state: dict) -> ServedGatedRAG:
+def rebuild(state: dict) -> GatedRAG:
     """Unpickling, in a process that only has its environment: the one place a served model
     reads its settings from there."""
     where = "the pickled MLflow model"
     check_state(state, where)  # before the store opens: a bad state fails in one line, changing nothing
     settings = Settings()
-    served = apply_state(build_program(settings, program_class=ServedGatedRAG), state, where)
+    served = apply_state(build_program(settings, program_class=SERVED[settings.system]), state, where)
     served.settings = settings
     return served

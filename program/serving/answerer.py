@@ -26,7 +26,7 @@ from typing import Annotated
 import dspy
 from pydantic import Field, StringConstraints, field_validator
 
-from program.assembly.factory import build_program
+from program.assembly.factory import build_served
 from program.base.redaction import redact
 from program.base.settings import MAX_QUESTION_CHARS, Settings
 from program.contract.answer_response import AnswerResponse, respond
@@ -86,9 +86,9 @@ class Engine:
 
 
 def load_program(settings: Settings, program_path: Path | None = None) -> GatedRAG:
-    """The loop over the settings' index and web backend; a compiled one from `program_path`.
-    Fast (no LM), so a caller can check the index and the program before serving."""
-    return build_program(settings, program_path=program_path)
+    """The system the settings name (the gated loop by default) over their index and web backend;
+    a compiled one from `program_path`. Fast (no LM), so a caller can check the index and the program before serving."""
+    return build_served(settings, program_path=program_path)
 
 
 def start_lm(rag: GatedRAG, settings: Settings, cache: bool = True) -> Engine:
@@ -171,7 +171,7 @@ class Answerer:
             if collection not in self._others:
                 settings = self.settings.model_copy(update={"collection": collection, "web_collection": None})
                 try:
-                    rag = build_program(settings)
+                    rag = build_served(settings)
                 except CollectionMissingError as error:
                     raise UnknownCollection(str(error)) from None
                 rag.sessions = engine.rag.sessions  # a conversation may move between collections

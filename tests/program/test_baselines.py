@@ -1,8 +1,13 @@
 """The baselines, driven by a scripted fake LM over a fake search."""
 
+from typing import get_args
+
 import dspy
 
-from program.baselines import FixedHops, SinglePass
+from program.base.settings import Settings
+from program.baselines import SYSTEMS, UNREAD, FixedHops, SinglePass
+from program.hints import Hints
+from program.loop import GatedRAG
 from program.thresholds import Thresholds
 from tests.conftest import FakeSearch, passage, scripted_lm
 
@@ -64,3 +69,18 @@ def test_save_load_round_trip_keeps_thresholds(tmp_path):
     loaded = FixedHops(FakeSearch(DOCS))
     loaded.load(tmp_path / "fixed.json")
     assert loaded.thresholds.top_k == 7
+
+
+def test_single_pass_is_called_as_the_loop_is_and_says_what_it_does_not_read():
+    search = FakeSearch(DOCS)
+    lm = scripted_lm({"short_answer": "Chief of Protocol", "answer": "Chief of Protocol [2]."})
+    hints = Hints(constraints="in the 1970s", expansion_budget=0)
+    result = ask(SinglePass(search), lm, hints=hints, time_limit_s=60, session_id="s1", url="https://example.com/").result
+    assert search.queries == [f"{QUESTION} in the 1970s"]  # the constraints ride along, as in the loop
+    assert [s.action for s in result.trace.steps] == ["retrieve", "draft"]
+    assert any(UNREAD in w for w in result.warnings)
+
+
+def test_every_system_a_user_may_serve_is_named_as_the_setting_names_it():
+    assert tuple(SYSTEMS) == get_args(Settings.model_fields["system"].annotation)
+    assert SYSTEMS["gated"] is GatedRAG and SYSTEMS["single_pass"] is SinglePass

@@ -1,10 +1,13 @@
-"""program/assembly/factory.py: the program gets the web backend the settings name, or none."""
+"""program/assembly/factory.py: the program gets the web backend the settings name, or none, and
+what answers when asked or served is the system they name."""
 
 import pytest
 
-from program.assembly.factory import build_program
+from program.assembly.factory import build_program, build_served
 from program.assembly.loading import ProgramLoadError
 from program.base.settings import Settings
+from program.baselines import SinglePass
+from program.loop import GatedRAG
 from program.retrieval.open_store import open_store
 from program.retrieval.web_search import OfflineWeb
 
@@ -48,3 +51,14 @@ def test_a_bad_program_fails_before_any_store_is_opened(tmp_path):
     with pytest.raises(ProgramLoadError, match=r"program.json line 1: not JSON"):
         build_program(settings, program_path=bad)
     assert not (tmp_path / "data").exists()
+
+
+def test_what_answers_when_asked_or_served_is_the_system_the_settings_name(tmp_path, monkeypatch):
+    settings = Settings(_env_file=None, data_dir=tmp_path, web_backend="none")
+    open_store(settings).ensure(settings.collection)
+    assert type(build_served(settings)) is GatedRAG
+    monkeypatch.setenv("GATEDRAG_SYSTEM", "single_pass")
+    chosen = Settings(_env_file=None, data_dir=tmp_path, web_backend="none")
+    assert type(build_served(chosen, overrides={"top_k": 5})) is SinglePass
+    assert build_served(chosen, overrides={"top_k": 5}).thresholds.top_k == 5
+    assert type(build_program(chosen)) is GatedRAG  # eval and optimize build the loop, whatever is served
