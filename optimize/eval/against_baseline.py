@@ -71,4 +71,6 @@ def _verdict(a: Against) -> str:
     pace = f"{more} gives more right answers a minute" if more else "both give as many right answers a minute"
     f1 = a.deltas.get("f1")
     better = {1: a.system, -1: BASELINE, 0: None}[f1.direction] if f1 else None
-    return f"{better} answers better here; {pace}" if better else f"F1 differs within the noise; {pace}"
+    said = f"{better} answers better here; {pace}" if better else f"F1 differs within the noise; {pace}"
+    # the choice the comparison is for: a baseline as good and faster is one setting away
+    return f"{said} (serve it: GATEDRAG_SYSTEM={BASELINE})" if more == BASELINE and better != a.system else said

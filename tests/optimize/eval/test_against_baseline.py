@@ -30,13 +30,15 @@ def test_a_loop_that_answers_every_question_single_pass_gets_wrong_answers_bette
 def test_the_same_answers_at_twice_the_seconds_leave_single_pass_the_better_buy(tmp_path):
     [against] = against_baseline(records(tmp_path))
     assert against.deltas["f1"].mean == 0.0 and against.right_a_minute < against.baseline_right_a_minute
-    assert worth(against).endswith(": F1 differs within the noise; single_pass gives more right answers a minute.")
+    assert worth(against).endswith(": F1 differs within the noise; single_pass gives more right answers a minute "
+                                   "(serve it: GATEDRAG_SYSTEM=single_pass).")
 
 
 def test_a_loop_that_answers_worse_is_told_so_even_when_it_is_faster(tmp_path):
     [against] = against_baseline(records(tmp_path, wrong_gated=tuple(GOLD), gated_s=0.5))
     assert against.deltas["f1"].high < 0
-    assert worth(against).endswith(": single_pass answers better here; single_pass gives more right answers a minute.")
+    assert worth(against).endswith(": single_pass answers better here; single_pass gives more right answers a minute "
+                                   "(serve it: GATEDRAG_SYSTEM=single_pass).")
 
 
 def test_no_right_answer_on_either_side_is_a_tie_not_a_win(tmp_path):
