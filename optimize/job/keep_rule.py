@@ -33,7 +33,7 @@ def judge_candidate(component: str, candidate: str, ran: list[Record], uncompile
     mine, theirs = _by_qid(ran), _by_qid(uncompiled)
     c, u = _means([mine[q] for q in questions]), _means([theirs[q] for q in questions])
     gain = paired_delta_ci([theirs[q].scores.composite for q in questions], [mine[q].scores.composite for q in questions])
-    ships = bool(questions) and gain.low > 0 and c["f1"] > u["f1"]
+    ships = bool(questions) and gain.direction == 1 and c["f1"] > u["f1"]
     numbers = (f"composite {c['composite']:.3f} against {u['composite']:.3f}, paired gain {gain.mean:+.3f} "
                f"[{gain.low:+.3f}, {gain.high:+.3f}], F1 {c['f1']:.3f} against {u['f1']:.3f} "
                f"on {len(questions)} select questions")

@@ -90,7 +90,7 @@ def fit_link_weights(site: Site, questions: list[LinkQuestion], current: Thresho
     base = next(p for p in points if p.thresholds == current)
     picked = next(p for p in points if p.thresholds == chosen)
     gain = cross_validate(points, base.trial, latency_weight, None, seed)
-    ships = chosen != current and gain is not None and gain.low > 0
+    ships = chosen != current and gain is not None and gain.direction == 1
     return LinkFit(
         current=_weights(current), chosen=_weights(chosen), ships=ships,
         line=_line(ships, chosen == current, gain, base, picked),
