@@ -87,7 +87,7 @@ def create_app(answerer: Answerer, settings: Settings, store_check: Callable[[],
                     store_check()
             except StoreError as error:
                 return SafeJSONResponse({"status": "store_unavailable", "detail": redact(str(error))}, 503)
-            return {"status": "ready", "lm": answerer.description}
+            return {"status": "ready", "lm": answerer.description, "system": settings.system}
         status = "failed" if answerer.error else "loading"
         detail = answerer.error or "loading the program and its models"
         return SafeJSONResponse({"status": status, "detail": detail}, 503)

@@ -58,7 +58,7 @@ def test_health_readiness_and_openapi(tmp_path):
     config = settings(tmp_path)
     with serving(fake_answerer(config), config) as client:
         assert client.get("/healthz").json() == {"status": "ok"}
-        assert client.get("/readyz").json() == {"status": "ready", "lm": "scripted"}
+        assert client.get("/readyz").json() == {"status": "ready", "lm": "scripted", "system": "gated"}
         schema = client.get("/openapi.json").json()
         assert client.get("/docs").status_code == 200
     assert {"/answer", "/healthz", "/readyz"} <= set(schema["paths"])
