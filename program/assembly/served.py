@@ -2,8 +2,9 @@
 answering with the response contract.
 
 MLflow's DSPy flavor pickles the module and calls it with no LM in the settings. A served program
-(`Served`, over the gated loop or a baseline, as the `system` setting says) then takes the settings' default LM (`program.lm.default_lm`), and pickles as its saved state only,
-so no store handle, file lock or API key ever lands in a pickle: the loading process rebuilds
+(`Served`, over the gated loop or a baseline, as the `system` setting says) then takes the
+settings' default LM (`program.lm.default_lm`), and pickles as its saved state only, so no store
+handle, file lock or API key ever lands in a pickle: the loading process rebuilds its system,
 search and web from its own settings (`rebuild`). Its prediction's fields are those of
 `program.contract.answer_response.AnswerResponse` as JSON, so the MLflow model's predictions are the same
 contract as HTTP and MCP. The loop itself knows nothing of this.
