@@ -28,7 +28,7 @@ class SinglePass(GatedRAG):
         hints = hints or Hints()
         run = RunState(question=question.strip(), thresholds=hints.apply(self.thresholds), time_limit_s=time_limit_s,
                        constraints=hints.requirements())
-        run.sub_queries = [f"{run.question} {hints.constraints}".strip()]
+        run.sub_queries = [hints.query(run.question)]
         if session_id or url:
             run.warn(UNREAD)
         try:

@@ -46,6 +46,10 @@ class Hints(BaseModel):
     def criteria(self) -> Criteria:
         return Criteria(required=tuple(self.required), prohibited=tuple(self.prohibited), check=self.check)
 
+    def query(self, text: str) -> str:
+        """A retrieval query with the constraints riding along."""
+        return f"{text} {self.constraints}".strip()
+
     def requirements(self) -> str:
         """What every LM call reads with the question: the constraints, then the criteria."""
         return "; ".join(part for part in (self.constraints, self.criteria.prompt()) if part)

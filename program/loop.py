@@ -243,7 +243,7 @@ class GatedRAG(dspy.Module):
         # subtle: the question itself is always searched too: a small decomposer often drops
         # the very entity the question names ("How many people can a theater seat?")
         cleaned = _clean_queries([run.question, *queries], limit=4)
-        run.sub_queries = [f"{q} {hints.constraints}".strip() for q in cleaned]
+        run.sub_queries = [hints.query(q) for q in cleaned]
         run.query_type = hints.intent or query_type
         run.key_concepts = entities
         step.queries = run.sub_queries
