@@ -1,7 +1,15 @@
 """Demos from labels: the gold passages as the reader sees them, the gold answer, a cited sentence."""
 
+import dspy
+
 from optimize.eval.example_schema import make_example
-from optimize.job.labelled_demos import UNKNOWN, demo_pool, demo_sets, labelled_demo
+from optimize.job.labelled_demos import (
+    UNKNOWN,
+    answer_shape,
+    demo_pool,
+    demo_sets,
+    labelled_demo,
+)
 from program.loop import GatedRAG
 from tests.conftest import FakeSearch, passage
 
@@ -34,9 +42,26 @@ def test_an_unanswerable_question_teaches_unknown_and_a_question_without_gold_gi
 def test_a_long_answer_is_cut_to_the_short_answer_cap_and_demo_sets_are_seeded():
     long = make_example("t4", "What was Shirley Temple?", ["an actress " * 12], ["Shirley Temple"])
     assert len(labelled_demo(PROGRAM, long).short_answer) <= 80
-    pool = list(range(10))
+    pool = [_demo(f"name {c}") for c in "ABCDEFGHIJ"]
     assert demo_sets(pool, 3, 2, seed=1) == demo_sets(pool, 3, 2, seed=1)
-    assert all(len(set(s)) == 3 for s in demo_sets(pool, 3, 4, seed=1)) and demo_sets(pool, 0, 2, seed=1) == []
+    assert all(len({id(d) for d in s}) == 3 for s in demo_sets(pool, 3, 4, seed=1)) and demo_sets(pool, 0, 2, seed=1) == []
+
+
+def test_each_demo_set_covers_the_answer_shapes_most_common_first():
+    """The reader copies its demos' shape: a set of names alone made it answer yes/no questions with names."""
+    pool = [_demo(f"Person {c}") for c in "ABCDEFGH"] + [_demo("yes"), _demo("no"), _demo("1945"), _demo(UNKNOWN)]
+    assert [answer_shape(d) for d in pool[7:]] == ["name", "yes/no", "yes/no", "number", "unknown"]
+    for chosen in demo_sets(pool, 3, 5, seed=2):
+        assert sorted(answer_shape(d) for d in chosen) == ["name", "number", "yes/no"]
+    two = demo_sets(pool, 2, 5, seed=2)
+    assert all(sorted(answer_shape(d) for d in s) == ["name", "yes/no"] for s in two)
+    assert len({tuple(id(d) for d in s) for s in two}) > 1  # seeded draws, not one fixed set
+    names_only = demo_sets(pool[:8], 3, 1, seed=2)[0]
+    assert len({id(d) for d in names_only}) == 3
+
+
+def _demo(short: str):
+    return dspy.Example(question="q", evidence="e", short_answer=short).with_inputs("question", "evidence")
 
 
 def test_a_gold_page_only_the_offline_web_holds_is_found_there():
