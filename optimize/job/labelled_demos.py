@@ -13,6 +13,7 @@ among them (the job runs them on the select questions; `optimize.job.keep_rule` 
 from __future__ import annotations
 
 import random
+import re
 
 import dspy
 
@@ -113,9 +114,11 @@ def _lookups(program: GatedRAG, example: dspy.Example) -> list[tuple]:
 def _answers(example: dspy.Example, shown) -> tuple[str, str]:
     """The gold short answer, and a sentence of the shown evidence that states it, cited."""
     short = _capped(example.answer)
+    # as a whole word: "no" is inside "northern", and "yes" inside "Hayes"
+    stated = re.compile(rf"(?<!\w){re.escape(short)}(?!\w)", re.IGNORECASE)
     for s in shown:
         for sentence in split_sentences(s.text):
-            if short.lower() in sentence.lower():
+            if stated.search(sentence):
                 return short, f"{sentence.rstrip('.')} [{s.n}]."
     cited = next((s.n for s in shown if cites_gold(example.gold_sources, s.passage)), shown[0].n)
     return short, f"{example.answer.rstrip('.')} [{cited}]."

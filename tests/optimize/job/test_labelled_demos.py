@@ -39,6 +39,12 @@ def test_an_unanswerable_question_teaches_unknown_and_a_question_without_gold_gi
     assert len(demo_pool(PROGRAM, [unanswerable, lost])) == 1
 
 
+def test_a_yes_no_answer_is_not_found_inside_a_word_of_a_sentence():
+    example = make_example("t6", "Was Kiss and Tell a film?", ["yes"], ["Kiss and Tell"])
+    program = GatedRAG(FakeSearch([passage("Kiss and Tell", "It starred Gabby Hayes. Kiss and Tell is a 1945 film.")]))
+    assert labelled_demo(program, example).answer == "yes [1]."
+
+
 def test_a_long_answer_is_cut_to_the_short_answer_cap_and_demo_sets_are_seeded():
     long = make_example("t4", "What was Shirley Temple?", ["an actress " * 12], ["Shirley Temple"])
     assert len(labelled_demo(PROGRAM, long).short_answer) <= 80
