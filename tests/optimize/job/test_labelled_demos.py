@@ -39,15 +39,20 @@ def test_an_unanswerable_question_teaches_unknown_and_a_question_without_gold_gi
     assert len(demo_pool(PROGRAM, [unanswerable, lost])) == 1
 
 
-def test_a_yes_no_answer_is_not_found_inside_a_word_of_a_sentence():
-    example = make_example("t6", "Was Kiss and Tell a film?", ["yes"], ["Kiss and Tell"])
+def test_an_answer_no_shown_sentence_states_gives_no_demo_and_a_yes_cites_the_gold_passage_s_first_sentence():
     program = GatedRAG(FakeSearch([passage("Kiss and Tell", "It starred Gabby Hayes. Kiss and Tell is a 1945 film.")]))
-    assert labelled_demo(program, example).answer == "yes [1]."
+    inside_a_word = make_example("t6", "Who starred in Kiss and Tell?", ["Hay"], ["Kiss and Tell"])
+    assert labelled_demo(program, inside_a_word) is None
+    yes = make_example("t7", "Was Kiss and Tell a film?", ["yes"], ["Kiss and Tell"])
+    assert labelled_demo(program, yes).answer == "It starred Gabby Hayes [1]."
 
 
 def test_a_long_answer_is_cut_to_the_short_answer_cap_and_demo_sets_are_seeded():
-    long = make_example("t4", "What was Shirley Temple?", ["an actress " * 12], ["Shirley Temple"])
-    assert len(labelled_demo(PROGRAM, long).short_answer) <= 80
+    said = "a child actress who became a diplomat and served as ambassador to Ghana and to Czechoslovakia"
+    program = GatedRAG(FakeSearch([passage("Shirley Temple", f"Shirley Temple was {said}.")]))
+    long = make_example("t4", "What was Shirley Temple?", [said], ["Shirley Temple"])
+    demo = labelled_demo(program, long)
+    assert len(demo.short_answer) <= 80 and demo.answer == f"Shirley Temple was {said} [1]."
     pool = [_demo(f"name {c}") for c in "ABCDEFGHIJ"]
     assert demo_sets(pool, 3, 2, seed=1) == demo_sets(pool, 3, 2, seed=1)
     assert all(len({id(d) for d in s}) == 3 for s in demo_sets(pool, 3, 4, seed=1)) and demo_sets(pool, 0, 2, seed=1) == []
