@@ -6,8 +6,9 @@ passages, found in the program's own collections (the index, then the offline we
 one) by its `gold_sources`, among the index's best other hits for the question, rendered with
 the loop's own evidence format and cut short, since every demo token is paid on every call it
 rides on. An unanswerable training question becomes a demo whose short answer is "unknown". A question
-whose gold passages cannot be found, or whose shown evidence states no answer, gives no demo. This module builds demos; it does not choose
-among them (the job runs them on the select questions; `optimize.job.keep_rule` decides).
+whose gold passages cannot be found, or whose shown passages state no answer, gives no demo. This
+module builds demos; it does not choose among them (the job runs them on the select questions;
+`optimize.job.keep_rule` decides).
 """
 
 from __future__ import annotations
@@ -28,6 +29,7 @@ DEMO_TOKENS = 260  # the evidence of one demo: about two thirds of what the read
 PASSAGE_TOKENS = 60
 SHORT_ANSWER_CHARS = 80  # ShortAnswer's cap
 UNKNOWN = "unknown"
+YES_NO = ("yes", "no")
 NOT_STATED = "The passages do not state it."
 
 
@@ -85,7 +87,7 @@ def answer_shape(demo: dspy.Example) -> str:
     short = demo.short_answer.strip().lower()
     if short == UNKNOWN:
         return "unknown"
-    if short in ("yes", "no"):
+    if short in YES_NO:
         return "yes/no"
     return "number" if any(c.isdigit() for c in short) else "name"
 
@@ -122,7 +124,7 @@ def _answers(example: dspy.Example, shown) -> tuple[str, str] | None:
     standard preset the set of three bare answers made the loop abstain on 23 of 60 select
     questions, against 10 uncompiled."""
     short = _capped(example.answer)
-    if short.lower() in ("yes", "no"):
+    if short.lower() in YES_NO:
         gold = [s for s in shown if cites_gold(example.gold_sources, s.passage) and s.text.strip()][:2]
         return (short, " ".join(_cited(split_sentences(s.text)[0], s.n) for s in gold)) if gold else None
     # as a whole word: "Hay" inside "Hayes" does not state it
