@@ -29,7 +29,6 @@ DEMO_TOKENS = 260  # the evidence of one demo: about two thirds of what the read
 PASSAGE_TOKENS = 60
 SHORT_ANSWER_CHARS = 80  # ShortAnswer's cap
 UNKNOWN = "unknown"
-YES_NO = ("yes", "no")
 NOT_STATED = "The passages do not state it."
 
 
@@ -79,24 +78,25 @@ def demo_sets(pool: list[dspy.Example], k: int, count: int, seed: int) -> list[l
     if not pool or k == 0:
         return []
     rng = random.Random(seed)
-    return [_covering(pool, min(k, len(pool)), rng) for _ in range(count)]
+    by_shape: dict[str, list[dspy.Example]] = {}
+    for demo in pool:
+        by_shape.setdefault(answer_shape(demo.short_answer), []).append(demo)
+    common_first = sorted(by_shape.values(), key=len, reverse=True)
+    return [_covering(pool, common_first, min(k, len(pool)), rng) for _ in range(count)]
 
 
-def answer_shape(demo: dspy.Example) -> str:
-    """What kind of short answer a demo teaches: unknown, yes/no, a number or date, or a name or phrase."""
-    short = demo.short_answer.strip().lower()
+def answer_shape(short_answer: str) -> str:
+    """What kind of short answer it is: unknown, yes/no, a number or date, or a name or phrase."""
+    short = short_answer.strip().lower()
     if short == UNKNOWN:
         return "unknown"
-    if short in YES_NO:
+    if short in ("yes", "no"):
         return "yes/no"
     return "number" if any(c.isdigit() for c in short) else "name"
 
 
-def _covering(pool: list[dspy.Example], k: int, rng: random.Random) -> list[dspy.Example]:
-    by_shape: dict[str, list[dspy.Example]] = {}
-    for demo in pool:
-        by_shape.setdefault(answer_shape(demo), []).append(demo)
-    common_first = sorted(by_shape.values(), key=len, reverse=True)
+def _covering(pool: list[dspy.Example], common_first: list[list[dspy.Example]], k: int,
+              rng: random.Random) -> list[dspy.Example]:
     chosen = [rng.choice(demos) for demos in common_first[:k]]
     rest = [demo for demo in pool if not any(demo is c for c in chosen)]
     chosen += rng.sample(rest, k - len(chosen))
@@ -124,7 +124,7 @@ def _answers(example: dspy.Example, shown) -> tuple[str, str] | None:
     standard preset the set of three bare answers made the loop abstain on 23 of 60 select
     questions, against 10 uncompiled."""
     short = _capped(example.answer)
-    if short.lower() in YES_NO:
+    if answer_shape(short) == "yes/no":
         gold = [s for s in shown if cites_gold(example.gold_sources, s.passage) and s.text.strip()][:2]
         return (short, " ".join(_cited(split_sentences(s.text)[0], s.n) for s in gold)) if gold else None
     # as a whole word: "Hay" inside "Hayes" does not state it

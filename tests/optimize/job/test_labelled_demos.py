@@ -61,11 +61,11 @@ def test_a_long_answer_is_cut_to_the_short_answer_cap_and_demo_sets_are_seeded()
 def test_each_demo_set_covers_the_answer_shapes_most_common_first():
     """The reader copies its demos' shape: a set of names alone made it answer yes/no questions with names."""
     pool = [_demo(f"Person {c}") for c in "ABCDEFGH"] + [_demo("yes"), _demo("no"), _demo("1945"), _demo(UNKNOWN)]
-    assert [answer_shape(d) for d in pool[7:]] == ["name", "yes/no", "yes/no", "number", "unknown"]
+    assert [answer_shape(d.short_answer) for d in pool[7:]] == ["name", "yes/no", "yes/no", "number", "unknown"]
     for chosen in demo_sets(pool, 3, 5, seed=2):
-        assert sorted(answer_shape(d) for d in chosen) == ["name", "number", "yes/no"]
+        assert sorted(answer_shape(d.short_answer) for d in chosen) == ["name", "number", "yes/no"]
     two = demo_sets(pool, 2, 5, seed=2)
-    assert all(sorted(answer_shape(d) for d in s) == ["name", "yes/no"] for s in two)
+    assert all(sorted(answer_shape(d.short_answer) for d in s) == ["name", "yes/no"] for s in two)
     assert len({tuple(id(d) for d in s) for s in two}) > 1  # seeded draws, not one fixed set
     names_only = demo_sets(pool[:8], 3, 1, seed=2)[0]
     assert len({id(d) for d in names_only}) == 3
