@@ -19,6 +19,7 @@ import re
 import dspy
 
 from metrics.gold_sources import cites_gold
+from program.answer.short_answer import LIMIT, is_verdict, says_unknown
 from program.evidence import EvidencePool, format_evidence, split_sentences
 from program.loop import GatedRAG
 from program.retrieval.passage import Passage
@@ -27,7 +28,6 @@ SEARCH_K = 20
 DISTRACTORS = 2  # other hits shown beside the gold passages, as retrieval shows them
 DEMO_TOKENS = 260  # the evidence of one demo: about two thirds of what the reader is shown
 PASSAGE_TOKENS = 60
-SHORT_ANSWER_CHARS = 80  # ShortAnswer's cap
 UNKNOWN = "unknown"
 NOT_STATED = "The passages do not state it."
 
@@ -87,12 +87,11 @@ def demo_sets(pool: list[dspy.Example], k: int, count: int, seed: int) -> list[l
 
 def answer_shape(short_answer: str) -> str:
     """What kind of short answer it is: unknown, yes/no, a number or date, or a name or phrase."""
-    short = short_answer.strip().lower()
-    if short == UNKNOWN:
+    if says_unknown(short_answer):
         return "unknown"
-    if short in ("yes", "no"):
+    if is_verdict(short_answer):
         return "yes/no"
-    return "number" if any(c.isdigit() for c in short) else "name"
+    return "number" if any(c.isdigit() for c in short_answer) else "name"
 
 
 def _covering(pool: list[dspy.Example], common_first: list[list[dspy.Example]], k: int,
@@ -141,6 +140,6 @@ def _cited(sentence: str, n: int) -> str:
 
 
 def _capped(answer: str) -> str:
-    if len(answer) <= SHORT_ANSWER_CHARS:
+    if len(answer) <= LIMIT:
         return answer
-    return answer[:SHORT_ANSWER_CHARS].rsplit(" ", 1)[0]
+    return answer[:LIMIT].rsplit(" ", 1)[0]
