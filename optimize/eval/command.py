@@ -125,7 +125,7 @@ def _eval_config(args: argparse.Namespace, settings, ref, split: str):
         dataset=ref.name, dataset_sha256=ref.sha256, split=split, systems=systems, limit=args.limit, judge=args.judge, profile=profile,
         program=str(program_path.resolve()) if program_path else UNCOMPILED,
         program_sha256=file_sha256(program_path) if program_path else "",
-        model=settings.local_model if profile == "local" else settings.openai_model,
+        model=settings.serving_model,
         time_limit_s=args.timeout, cache=args.cache, web=settings.resolved_web_backend, hide_gold=args.hide_gold,
         collection=settings.collection, web_note=settings.web_backend_note, reranker=settings.reranker)
     return config, program_path

@@ -29,6 +29,7 @@ from optimize.links.site import is_page
 from optimize.links.site_fit import labelled
 from program.assembly.factory import build_program
 from program.base.command_line import INTERRUPTED, UsageError, settings_from_args
+from program.base.json_file import read_json
 from program.lm.lm_profiles import build_teacher, configure_lm
 from program.retrieval.bundled import CORPORA
 from program.retrieval.indexing import build_indexes
@@ -48,7 +49,7 @@ def run_command(args: argparse.Namespace) -> int:
     if config.teacher_model and config.optimizer == "labelled":
         raise UsageError("--teacher-model needs --optimizer bootstrap, mipro or gepa: labelled demos are taught by "
                          "the labels")
-    model = settings.local_model if settings.resolved_profile == "local" else settings.openai_model
+    model = config.model
     if args.dry_run:
         return _dry_run(config, sets, model)
     folder = _folder(settings, config, args.resume)
@@ -63,7 +64,8 @@ def run_command(args: argparse.Namespace) -> int:
 
 def _dataset(settings, config):
     """The config with its dataset resolved (a file's absolute path and sha256, the validation split's
-    name), and the train, select and report questions, cut to their limits."""
+    name) and the settings' serving LM and reranker filled in, and the train, select and report
+    questions, cut to their limits."""
     try:
         ref = resolve_dataset(config.dataset)
         sets = job_examples(settings, ref, config.val_split, config.report_split, config.seed)
@@ -71,7 +73,8 @@ def _dataset(settings, config):
         raise  # the file's content, not the command: exit 1, like missing data
     except DatasetError as error:
         raise UsageError(str(error)) from None
-    config = config.model_copy(update={"dataset": ref.name, "dataset_sha256": ref.sha256, "reranker": settings.reranker})
+    config = config.model_copy(update={"dataset": ref.name, "dataset_sha256": ref.sha256, "reranker": settings.reranker,
+                                       "model": settings.serving_model})
     return config, sets.limited(config.train_limit, config.select_limit, config.report_limit)
 
 
@@ -99,7 +102,7 @@ def _run(config, settings, folder: Path, model: str, sets, progress: bool) -> in
     uncompiled = _program(settings)
     guard = SpendingGuard(config.caps, model, ledger=folder / "spent.json")
     params = config.model_dump(exclude={"caps"}) | {f"cap.{k}": v for k, v in config.caps.model_dump().items()} | {
-        "profile": settings.resolved_profile, "model": model}
+        "profile": settings.resolved_profile}
     try:
         with configure_lm(settings, cache=True, callbacks=[guard]), _teacher(settings, config) as teacher, \
                 tracked_run(settings, folder, params, EXPERIMENT) as tracking:
@@ -144,8 +147,18 @@ def _folder(settings, config, resume: str | None) -> Path:
         folder = Path(resume) if Path(resume).is_dir() else runs / resume
         if not (folder / "config.json").is_file():
             raise UsageError(f"no optimize run {resume!r} under {runs}")
+        _check_same_model(folder, config.model)
         return folder
     return runs / config.run_id  # by default, the run of this same config: resumed when unfinished
+
+
+def _check_same_model(folder: Path, model: str) -> None:
+    """A run resumed with another LM would mix two models' records in one comparison. Runs made
+    before the config named its LM say nothing, and are resumed as they are."""
+    made_with = read_json(folder / "config.json", UsageError).get("model")
+    if made_with not in (None, model):
+        raise UsageError(f"run {folder.name} was made with {made_with}, not {model}: resume it with that model "
+                         "(--local-model, or the profile's API model)")
 
 
 def _dry_run(config, sets, model: str) -> int:

@@ -5,8 +5,8 @@ disjoint question sets: train (demos), select (choosing demo sets and thresholds
 (the final comparison); see `optimize.eval.examples.job_sets`. A preset's `val_split` and
 `report_split` name HotpotQA splits, so they are dropped when the config file or the flags choose
 another dataset: that dataset then carves select and report from its own validation split.
-The job's run id hashes the config (a dataset file's sha256 included), so the same config
-resumes its own run. This module reads and checks
+The job's run id hashes the config (a dataset file's sha256 and the serving LM included), so the
+same config resumes its own run, and another LM never finds a run of this one. This module reads and checks
 config; it runs nothing.
 """
 
@@ -20,7 +20,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from optimize.links.seeds import has_site
-from program.base.settings import PROJECT_ROOT
+from program.base.settings import DEFAULT_LOCAL_MODEL, PROJECT_ROOT
 
 PRESETS = PROJECT_ROOT / "datasets" / "optimize"
 
@@ -40,6 +40,8 @@ class OptimizeConfig(BaseModel):
     preset: str = "quick"
     dataset: str = Field("hotpotqa", description="hotpotqa, aws_docs, or a labelled question file (datasets/README.md)")
     dataset_sha256: str = Field("", description="the dataset file's content hash, filled in when the file is read")
+    model: str = Field(DEFAULT_LOCAL_MODEL, description="the serving LM (the local model, or the API model), filled "
+                       "in from the settings: every record and choice of the run is that LM's")
     reranker: str = Field("none", description="GATEDRAG_RERANKER, filled in from the settings: the thresholds "
                           "are fitted in its units")
     optimizer: Literal["labelled", "bootstrap", "mipro", "gepa"] = Field(
@@ -75,10 +77,11 @@ class OptimizeConfig(BaseModel):
 
     @property
     def run_id(self) -> str:
-        # subtle: HotpotQA, no reranker, no report of a rejected candidate and no site leave the hash as it was
-        # before each was configurable, so older runs keep their ids
+        # subtle: HotpotQA, the default local model, no reranker, no report of a rejected candidate and no site
+        # leave the hash as it was before each was configurable, so older runs keep their ids
         hotpotqa = self.dataset == "hotpotqa"
         unset = ({"dataset", "dataset_sha256"} if hotpotqa else set()) | ({"reranker"} if self.reranker == "none" else set())
+        unset |= {"model"} if self.model == DEFAULT_LOCAL_MODEL else set()
         unset |= set() if self.report_rejected else {"report_rejected"}
         unset |= {k for k in ("site", "seed_page") if getattr(self, k) is None}
         unset |= set() if has_site(self.dataset, self.site) else {"link_trials"}

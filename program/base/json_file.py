@@ -19,7 +19,7 @@ _STRING = re.compile(r'"(?:[^"\\\n]|\\.)*"')
 _BRACKET = re.compile(r"[\[\]{}\n]")
 
 
-def parse_json(data: bytes, where: str, error: type[ValueError], first_line: int = 1) -> Any:
+def parse_json(data: bytes, where: str, error: type[Exception], first_line: int = 1) -> Any:
     """The JSON value in `data`; `where` names the file in errors, `first_line` is the line `data` starts on."""
     try:
         text = data.decode("utf-8-sig")
@@ -35,7 +35,7 @@ def parse_json(data: bytes, where: str, error: type[ValueError], first_line: int
         raise error(f"{where} line {first_line + bad.lineno - 1}: not JSON: {bad.msg} (column {bad.colno})") from None
 
 
-def read_json(path: Path, error: type[ValueError]) -> Any:
+def read_json(path: Path, error: type[Exception]) -> Any:
     try:
         data = path.read_bytes()
     except OSError as bad:

@@ -23,6 +23,7 @@ MAX_QUESTION_CHARS = 2000  # a question longer than this is refused by every ent
 PROJECT_ROOT = Path(__file__).resolve().parents[2]
 
 LocalModel = Literal["qwen2.5-coder-0.5b", "qwen2.5-coder-1.5b"]
+DEFAULT_LOCAL_MODEL: LocalModel = "qwen2.5-coder-0.5b"
 
 
 def _user_cache() -> Path:
@@ -46,7 +47,7 @@ class Settings(BaseSettings):
 
     # LM
     profile: Literal["local", "openai"] | None = Field(None, description="default: openai if OPENAI_API_KEY is set")
-    local_model: LocalModel = "qwen2.5-coder-0.5b"
+    local_model: LocalModel = DEFAULT_LOCAL_MODEL
     openai_model: str = "gpt-4o-mini"
     openai_api_key: SecretStr | None = Field(None, validation_alias=_env("OPENAI_API_KEY"))
     lm_max_tokens: int = 512
@@ -151,6 +152,11 @@ class Settings(BaseSettings):
         if self.profile:
             return self.profile
         return "openai" if self.openai_api_key else "local"
+
+    @property
+    def serving_model(self) -> str:
+        """The model the resolved profile answers with: the local model's name, or the API model."""
+        return self.local_model if self.resolved_profile == "local" else self.openai_model
 
     @property
     def resolved_web_backend(self) -> Literal["tavily", "offline", "none"]:

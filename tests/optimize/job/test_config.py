@@ -1,8 +1,12 @@
 """Presets, config files and flags, in that order; bad config fails with its reason."""
 
+import json
+
 import pytest
 
+from optimize.cli import main as optimize_main
 from optimize.job.config import load_config
+from program.base.settings import DEFAULT_LOCAL_MODEL
 
 
 def test_flags_beat_the_config_file_which_beats_the_preset(tmp_path):
@@ -36,3 +40,26 @@ def test_the_presets_splits_are_hotpotqas_and_another_dataset_is_in_the_run_id(t
     other = mine.model_copy(update={"dataset_sha256": "0" * 64})
     assert other.run_id != mine.run_id  # another file content, another run
     assert load_config("quick").run_id == "optimize-quick-labelled-" + load_config("quick").run_id.rsplit("-", 1)[1]
+
+
+def test_another_serving_lm_is_another_run_and_the_default_keeps_older_ids():
+    quick = load_config("quick")
+    assert quick.model == DEFAULT_LOCAL_MODEL
+    assert quick.model_copy(update={"model": "qwen2.5-coder-1.5b"}).run_id != quick.run_id
+    assert quick.model_copy(update={"model": "gpt-4o-mini"}).run_id != quick.run_id
+
+
+def test_a_run_made_with_another_lm_is_not_resumed(capsys, tmp_path):
+    questions = tmp_path / "q.jsonl"
+    questions.write_text("".join(json.dumps({"question": f"Q{i}?", "answer": "a", "split": split}) + "\n"
+                                 for i, split in enumerate(["train", "train", "validation", "validation"])))
+    made = tmp_path / "run"
+    made.mkdir()
+    (made / "config.json").write_text(json.dumps({"preset": "quick", "model": "qwen2.5-coder-1.5b"}))
+    argv = ["run", "--dataset", str(questions), "--resume", str(made), "--data-dir", str(tmp_path / "data"),
+            "--no-progress"]
+    assert optimize_main(argv) == 2
+    err = capsys.readouterr().err
+    assert err == (f"error: run run was made with qwen2.5-coder-1.5b, not {DEFAULT_LOCAL_MODEL}: resume it with that "
+                   "model (--local-model, or the profile's API model)\n")
+    assert sorted(p.name for p in made.iterdir()) == ["config.json"]
