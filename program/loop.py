@@ -106,6 +106,7 @@ class GatedRAG(dspy.Module):
         self.sessions = sessions or SessionStore()  # recall(id) and record(id, turn); see program.sessions
         self.breadth = breadth  # follows links from a seed URL; see program.retrieval.breadth
         self.calibrator: ConfidenceCalibrator | None = None  # fitted by `python -m optimize calibrate`
+        self.compiled_with = ""  # the serving LM the optimize job chose its demos and thresholds with
 
     def forward(self, question: str, hints: Hints | None = None, time_limit_s: float | None = None,
                 session_id: str | None = None, url: str | None = None) -> dspy.Prediction:
@@ -442,7 +443,8 @@ class GatedRAG(dspy.Module):
         calibrator = self.calibrator.model_dump() if self.calibrator else None
         return super().dump_state(json_mode=json_mode) | {"thresholds": self.thresholds.model_dump(),
                                                             "calibrator": calibrator,
-                                                            "gatedrag": {"format": FORMAT, "reranker": self.reranker}}
+                                                            "gatedrag": {"format": FORMAT, "reranker": self.reranker,
+                                                                         "lm": self.compiled_with}}
 
     @property
     def reranker(self) -> str:
@@ -458,6 +460,7 @@ class GatedRAG(dspy.Module):
         calibrator = ConfidenceCalibrator.model_validate(saved) if saved is not None else None
         super().load_state(_upgrade_predictors(state, made), **kwargs)
         self.thresholds, self.calibrator = thresholds, calibrator
+        self.compiled_with = state.get("gatedrag", {}).get("lm", "")
         return self
 
 

@@ -182,6 +182,7 @@ class Job:
         compiled = prompts.deepcopy()
         compiled.thresholds = self._thresholds(prompts, sets.select, state, decisions)
         compiled.thresholds = self._links(compiled.thresholds, sets, state, decisions)
+        compiled.compiled_with = self.model
         _save(compiled, self.folder / PROGRAM)
         _seed_records(self.folder / "eval_baseline", self.folder / "eval")  # the baseline is not run twice
         # subtle: with nothing shipped the compiled program is the uncompiled one: running it again

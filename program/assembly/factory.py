@@ -42,7 +42,7 @@ def build_program(settings: Settings, program_path: str | Path | None = None, ov
     rag = program_class(search, web=_web(settings, store), sessions=open_sessions(settings),
                         breadth=BreadthExpander(settings, search))
     if state is not None:
-        apply_state(rag, state, str(program_path))
+        apply_state(rag, state, str(program_path), settings.serving_model)
     rag.thresholds = _with_overrides(rag.thresholds, overrides or {})
     return rag
 

@@ -65,6 +65,7 @@ class _Made(BaseModel):
     model_config = ConfigDict(strict=True, extra="forbid")
     format: int = Field(1, ge=1)
     reranker: RerankerName = "none"  # the provider the thresholds were fitted under; older programs had none
+    lm: str = ""  # the serving LM its demos and thresholds were chosen with; "" when never compiled, or older
 
 
 class _Metadata(BaseModel):  # what `dspy.Module.save` adds
@@ -108,12 +109,18 @@ def check_state(state: Any, where: str) -> dict:
     return state
 
 
-def apply_state(rag: GatedRAG, state: dict, where: str) -> GatedRAG:
-    """`rag` with a checked state's prompts, demos and thresholds."""
-    fitted = state.get("gatedrag", {}).get("reranker", "none")
+def apply_state(rag: GatedRAG, state: dict, where: str, serving_model: str | None = None) -> GatedRAG:
+    """`rag` with a checked state's prompts, demos and thresholds. `serving_model`: the LM that will
+    answer, when known; a program compiled with another one warns."""
+    made = state.get("gatedrag", {})
+    fitted = made.get("reranker", "none")
     if fitted != rag.reranker:
         warnings.warn(f"{where}: its thresholds were fitted with GATEDRAG_RERANKER={fitted}, and this run uses "
                       f"{rag.reranker}, whose scores are in other units: compile again with it", stacklevel=2)
+    # subtle: demos that pay for one model can cost another: the 1.5B's gained F1 where the 0.5B's did not
+    if made.get("lm") and serving_model and made["lm"] != serving_model:
+        warnings.warn(f"{where}: its demos and thresholds were chosen with {made['lm']}, and this run answers with "
+                      f"{serving_model}: compile again with it", stacklevel=2)
     try:
         return rag.load_state(state)
     except (KeyError, ValueError, TypeError, AttributeError) as error:  # what the check above cannot foresee

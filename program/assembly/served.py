@@ -74,6 +74,7 @@ def rebuild(state: dict) -> GatedRAG:
     where = "the pickled MLflow model"
     check_state(state, where)  # before the store opens: a bad state fails in one line, changing nothing
     settings = Settings()
-    served = apply_state(build_program(settings, program_class=SERVED[settings.system]), state, where)
+    served = apply_state(build_program(settings, program_class=SERVED[settings.system]), state, where,
+                         settings.serving_model)
     served.settings = settings
     return served

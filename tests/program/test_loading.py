@@ -6,7 +6,7 @@ import dspy
 import pytest
 
 from program import load
-from program.assembly.loading import ProgramLoadError
+from program.assembly.loading import ProgramLoadError, apply_state, read_state
 from program.loop import GatedRAG
 from program.thresholds import Thresholds
 from tests.conftest import FakeSearch, passage, scripted_lm
@@ -132,3 +132,17 @@ def test_a_program_records_its_reranker_and_loading_it_under_another_warns(tmp_p
     with pytest.warns(UserWarning, match="fitted with GATEDRAG_RERANKER=embedding, and this run uses none"):
         load(tmp_path / "program.json", search=FakeSearch(DOCS))
     assert load(tmp_path / "program.json", search=RerankedSearch(DOCS)).reranker == "embedding"
+
+
+def test_a_program_records_the_lm_it_was_compiled_with_and_serving_it_with_another_warns(tmp_path, recwarn):
+    rag = GatedRAG(FakeSearch(DOCS))
+    rag.compiled_with = "qwen2.5-coder-1.5b"
+    rag.save(tmp_path / "program.json")
+    state = read_state(tmp_path / "program.json")
+    assert state["gatedrag"]["lm"] == "qwen2.5-coder-1.5b"
+    with pytest.warns(UserWarning, match="chosen with qwen2.5-coder-1.5b, and this run answers with qwen2.5-coder-0.5b"):
+        apply_state(GatedRAG(FakeSearch(DOCS)), state, "p", "qwen2.5-coder-0.5b")
+    assert apply_state(GatedRAG(FakeSearch(DOCS)), state, "p", "qwen2.5-coder-1.5b").compiled_with == "qwen2.5-coder-1.5b"
+    GatedRAG(FakeSearch(DOCS)).save(tmp_path / "uncompiled.json")  # never compiled: nothing to warn about
+    apply_state(GatedRAG(FakeSearch(DOCS)), read_state(tmp_path / "uncompiled.json"), "u", "qwen2.5-coder-0.5b")
+    assert not [w for w in recwarn if "chosen with" in str(w.message)]

@@ -64,6 +64,7 @@ def test_the_job_writes_a_compiled_program_and_a_rerun_redoes_nothing(tmp_path, 
     assert state["calibrator"] is None and "no confidence calibrator: too few records to fit a calibrator: 2" in err
     assert "labelled demos: 2 of 2 train questions have gold passages in the collections that state their answer" in err
     assert state["thresholds"] == json.loads((folder / "thresholds.json").read_text())
+    assert state["gatedrag"]["lm"] == "dummy"  # the serving LM the job chose with
     assert (folder / "pareto_front.png").stat().st_size > 0 and (folder / "eval" / "report.html").exists()
     assert JobState.read(folder).done == ["prompts", "thresholds", "done"]
     decisions = Decisions.model_validate_json((folder / DECISIONS).read_text())
