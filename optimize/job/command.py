@@ -155,8 +155,10 @@ def _folder(settings, config, resume: str | None) -> Path:
 def _check_same_model(folder: Path, model: str) -> None:
     """A run resumed with another LM would mix two models' records in one comparison. Runs made
     before the config named its LM say nothing, and are resumed as they are."""
-    made_with = read_json(folder / "config.json", UsageError).get("model")
-    if made_with not in (None, model):
+    stored = read_json(folder / "config.json", UsageError)
+    if not isinstance(stored, dict):
+        raise UsageError(f"{folder / 'config.json'}: not an optimize run's config (a JSON object)")
+    if (made_with := stored.get("model")) not in (None, model):
         raise UsageError(f"run {folder.name} was made with {made_with}, not {model}: resume it with that model "
                          "(--local-model, or the profile's API model)")
 

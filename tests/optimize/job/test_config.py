@@ -63,3 +63,15 @@ def test_a_run_made_with_another_lm_is_not_resumed(capsys, tmp_path):
     assert err == (f"error: run run was made with qwen2.5-coder-1.5b, not {DEFAULT_LOCAL_MODEL}: resume it with that "
                    "model (--local-model, or the profile's API model)\n")
     assert sorted(p.name for p in made.iterdir()) == ["config.json"]
+
+
+def test_a_resumed_folder_whose_config_is_not_an_object_is_refused(capsys, tmp_path):
+    questions = tmp_path / "q.jsonl"
+    questions.write_text("".join(json.dumps({"question": f"Q{i}?", "answer": "a", "split": split}) + "\n"
+                                 for i, split in enumerate(["train", "train", "validation", "validation"])))
+    made = tmp_path / "run"
+    made.mkdir()
+    (made / "config.json").write_text("[1, 2]")
+    argv = ["run", "--dataset", str(questions), "--resume", str(made), "--data-dir", str(tmp_path / "data")]
+    assert optimize_main(argv) == 2
+    assert capsys.readouterr().err == f"error: {made / 'config.json'}: not an optimize run's config (a JSON object)\n"
