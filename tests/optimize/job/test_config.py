@@ -1,6 +1,7 @@
 """Presets, config files and flags, in that order; bad config fails with its reason."""
 
 import json
+from pathlib import Path
 
 import pytest
 
@@ -49,15 +50,19 @@ def test_another_serving_lm_is_another_run_and_the_default_keeps_older_ids():
     assert quick.model_copy(update={"model": "gpt-4o-mini"}).run_id != quick.run_id
 
 
-def test_a_run_made_with_another_lm_is_not_resumed(capsys, tmp_path):
+def resume(tmp_path: Path, config_text: str) -> tuple[list[str], Path]:
+    """The job's argv resuming a run folder whose config.json holds `config_text`."""
     questions = tmp_path / "q.jsonl"
     questions.write_text("".join(json.dumps({"question": f"Q{i}?", "answer": "a", "split": split}) + "\n"
                                  for i, split in enumerate(["train", "train", "validation", "validation"])))
     made = tmp_path / "run"
     made.mkdir()
-    (made / "config.json").write_text(json.dumps({"preset": "quick", "model": "qwen2.5-coder-1.5b"}))
-    argv = ["run", "--dataset", str(questions), "--resume", str(made), "--data-dir", str(tmp_path / "data"),
-            "--no-progress"]
+    (made / "config.json").write_text(config_text)
+    return ["run", "--dataset", str(questions), "--resume", str(made), "--data-dir", str(tmp_path / "data")], made
+
+
+def test_a_run_made_with_another_lm_is_not_resumed(capsys, tmp_path):
+    argv, made = resume(tmp_path, json.dumps({"preset": "quick", "model": "qwen2.5-coder-1.5b"}))
     assert optimize_main(argv) == 2
     err = capsys.readouterr().err
     assert err == (f"error: run run was made with qwen2.5-coder-1.5b, not {DEFAULT_LOCAL_MODEL}: resume it with that "
@@ -66,12 +71,6 @@ def test_a_run_made_with_another_lm_is_not_resumed(capsys, tmp_path):
 
 
 def test_a_resumed_folder_whose_config_is_not_an_object_is_refused(capsys, tmp_path):
-    questions = tmp_path / "q.jsonl"
-    questions.write_text("".join(json.dumps({"question": f"Q{i}?", "answer": "a", "split": split}) + "\n"
-                                 for i, split in enumerate(["train", "train", "validation", "validation"])))
-    made = tmp_path / "run"
-    made.mkdir()
-    (made / "config.json").write_text("[1, 2]")
-    argv = ["run", "--dataset", str(questions), "--resume", str(made), "--data-dir", str(tmp_path / "data")]
+    argv, made = resume(tmp_path, "[1, 2]")
     assert optimize_main(argv) == 2
     assert capsys.readouterr().err == f"error: {made / 'config.json'}: not an optimize run's config (a JSON object)\n"
