@@ -49,9 +49,8 @@ def run_command(args: argparse.Namespace) -> int:
     if config.teacher_model and config.optimizer == "labelled":
         raise UsageError("--teacher-model needs --optimizer bootstrap, mipro or gepa: labelled demos are taught by "
                          "the labels")
-    model = config.model
     if args.dry_run:
-        return _dry_run(config, sets, model)
+        return _dry_run(config, sets)
     folder = _folder(settings, config, args.resume)
     if (stored := finished_outcome(folder)) is not None:
         print(f"{folder.name} already finished: its results as stored (no LM call, nothing logged); remove that "
@@ -59,7 +58,7 @@ def run_command(args: argparse.Namespace) -> int:
         return _finished(folder, stored)
     print(f"optimize run {folder.name}: {len(sets.train)} train, {len(sets.select)} select ({sets.select_name}), "
           f"{len(sets.report)} report ({sets.report_name}) questions -> {folder}", file=sys.stderr)
-    return _run(config, settings, folder, model, sets, args.progress)
+    return _run(config, settings, folder, sets, args.progress)
 
 
 def _dataset(settings, config):
@@ -96,18 +95,18 @@ def _check_site(config, sets, max_bytes: int) -> None:
                              f"{config.site} (markdown or HTML, at most {max_bytes} bytes)")
 
 
-def _run(config, settings, folder: Path, model: str, sets, progress: bool) -> int:
+def _run(config, settings, folder: Path, sets, progress: bool) -> int:
     folder.mkdir(parents=True, exist_ok=True)
     write_atomic(folder / "config.json", config.model_dump_json(indent=2))
     uncompiled = _program(settings)
-    guard = SpendingGuard(config.caps, model, ledger=folder / "spent.json")
+    guard = SpendingGuard(config.caps, config.model, ledger=folder / "spent.json")
     params = config.model_dump(exclude={"caps"}) | {f"cap.{k}": v for k, v in config.caps.model_dump().items()} | {
         "profile": settings.resolved_profile}
     try:
         with configure_lm(settings, cache=True, callbacks=[guard]), _teacher(settings, config) as teacher, \
                 tracked_run(settings, folder, params, EXPERIMENT) as tracking:
             tracking.log_files([folder / "config.json"], folder)
-            job = Job(config, settings, folder, model, guard, tracking, progress, teacher.lm if teacher else None)
+            job = Job(config, settings, folder, config.model, guard, tracking, progress, teacher.lm if teacher else None)
             outcome = job.run(uncompiled, sets)
     except BudgetExceeded as stop:
         print(f"stopped: {stop}. What finished is in {folder}; raise the cap and resume with --resume {folder.name}",
@@ -163,8 +162,8 @@ def _check_same_model(folder: Path, model: str) -> None:
                          "(--local-model, or the profile's API model)")
 
 
-def _dry_run(config, sets, model: str) -> int:
-    e = estimate(config, len(sets.select), len(sets.report), model)
+def _dry_run(config, sets) -> int:
+    e = estimate(config, len(sets.select), len(sets.report), config.model)
     print(f"dry run of preset {config.preset} ({config.optimizer}), nothing spent:")
     for phase, questions in e.phases.items():
         print(f"  {phase:<22} {questions:>5} questions")
