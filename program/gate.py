@@ -6,12 +6,11 @@ cliff, is answered with no judge call; a clear gap goes straight to the right ex
 are followed first when one good source is not enough; the LM judge is asked only in the
 ambiguous band, and its verdict can send the loop on. The only refusals made with no LM call are
 for a question retrieval found nothing on topic for: no passage similar enough, or none that
-mentions what the question names; every other "I don't know" is the reader's (read twice
-where the signals call the evidence clear), and a short answer that none of its cited passages
-uses is no answer. Budgets are counted here too (`budget_left`), and web queries are chosen
-here (`web_queries`). Once answered, the answer's score decides whether it gets its one repair
-(`decide_acceptance`). No LM, no retrieval, no I/O: every rule can be tested with hand-built
-inputs, and each decision names the rule that fired.
+mentions what the question names; every other "I don't know" is the reader's,
+and a short answer that none of its cited passages uses is no answer. Budgets are counted here too
+(`budget_left`), and web queries are chosen here (`web_queries`). Once answered, the answer's
+score decides whether it gets its one repair (`decide_acceptance`). No LM, no retrieval, no I/O:
+every rule can be tested with hand-built inputs, and each decision names the rule that fired.
 """
 
 from __future__ import annotations
@@ -102,17 +101,15 @@ def decide(s: Signals, p: Progress, b: Budget, t: Thresholds) -> Decision:
         return _finish("judge_unreadable", "the judge's output could not be read; answering from the evidence", p, t)
     if _unsupported(p, t) and verdict is None and b.judge_calls > 0 and b.iterations > 0:
         return Decision("judge", "answer_unsupported", f"{_unsupported_reason(p, t)}: the judge reads the evidence again")
-    if _misread(s, p, t) and verdict is None and b.judge_calls > 0 and b.iterations > 0:
-        return Decision("judge", "unknown_over_clear_evidence", f"the reader says the evidence lacks the answer, but "
-                        f"{_clear_reason(s)}: the judge reads it again")
     if verdict is not None and verdict.sufficient and verdict.confidence >= t.answer_confidence:
         return _finish("judge_sufficient", f"the judge finds the evidence sufficient (confidence {verdict.confidence:.2f})", p, t)
     if (breadth := _breadth(s, p, b, t)) is not None:
         return breadth
     if s.best < t.off_topic_similarity and not p.searched_web:
         return _off_topic(s, p, b, t)
-    if verdict is None and _clear(s, p, t):
-        return _finish("covered_with_cliff", _clear_reason(s), p, t)
+    if (verdict is None and covered(s, t) and not s.compared_pageless and not _hop_pending(s, p)
+            and s.cliff >= t.cliff_to_answer and not plateau(s, t)):
+        return _finish("covered_with_cliff", f"every sub-query, entity and question term covered, score cliff {s.cliff:.2f}", p, t)
     if b.iterations > 0 and (expand := _expand(s, p, b, t)) is not None:
         return expand
     if verdict is None and not p.draft_current:
@@ -166,24 +163,6 @@ def _names_off_topic(s: Signals, t: Thresholds) -> bool:
     reader got none of them right. A typo in a name is forgiven (`signals.loosely_mentions`): "Livesey
     Hal War Memorial" was refused once though its passage names Livesey Hall War Memorial."""
     return s.named > 0 and 1.0 - len(s.unnamed) / s.named < t.names_on_topic
-
-
-def _clear(s: Signals, p: Progress, t: Thresholds) -> bool:
-    """The signals say the evidence holds the answer: every sub-query, entity and question term
-    covered, no hop pending, and a score cliff over a top-k that is not flat."""
-    return (covered(s, t) and not s.compared_pageless and not _hop_pending(s, p)
-            and s.cliff >= t.cliff_to_answer and not plateau(s, t))
-
-
-def _clear_reason(s: Signals) -> str:
-    return f"every sub-query, entity and question term covered, score cliff {s.cliff:.2f}"
-
-
-def _misread(s: Signals, p: Progress, t: Thresholds) -> bool:
-    """The current draft says the evidence lacks the answer where the signals call it clear.
-    subtle: the 0.5B said "unknown" over "Standing 4,207 m, its peak is the highest point in the
-    state of Hawaii" on the page titled Mauna Kea: a statement through a pronoun and a title."""
-    return p.draft_current and p.draft_unknown and _clear(s, p, t)
 
 
 def _unsupported(p: Progress, t: Thresholds) -> bool:

@@ -323,26 +323,6 @@ def test_a_draft_whose_short_answer_no_cited_passage_uses_is_read_again_then_ref
     assert decide(signals(), supported, NO_WEB, T).action == "answer"
 
 
-def test_unknown_over_evidence_the_signals_call_clear_is_read_again_by_the_judge():
-    # "what is the highest mountain peak in hawaii": the page titled Mauna Kea says "its peak is
-    # the highest point in the state of Hawaii", and the reader said unknown
-    unknown = Progress(has_draft=True, draft_current=True, draft_unknown=True)
-    again = decide(signals(), unknown, NO_WEB, T)
-    assert (again.action, again.rule) == ("judge", "unknown_over_clear_evidence")
-    still = replace(unknown, verdict=Verdict(True, 0.9))
-    assert decide(signals(), still, NO_WEB, T).action == "abstain"  # the judge read it too: unknown stands
-    answered = replace(still, draft_unknown=False)
-    assert decide(signals(), answered, NO_WEB, T).action == "answer"
-    assert decide(signals(), unknown, replace(NO_WEB, judge_calls=0), T).action == "abstain"  # no judge left
-
-
-def test_unknown_over_evidence_the_signals_do_not_call_clear_is_the_reader_s_refusal():
-    unknown = Progress(has_draft=True, draft_current=True, draft_unknown=True)
-    for unclear in (signals(cliff=0.05), signals(term_coverage=0.5, missing_terms=("born",)),
-                    signals(spread=0.01, best=0.55)):
-        assert decide(unclear, unknown, NO_WEB, T).action == "abstain"
-
-
 def test_a_span_read_from_an_off_topic_passage_is_read_again_then_refused():
     # "Mauna Kea", for where life is found around hydrothermal vents, from a passage 0.27 similar
     draft = Progress(has_draft=True, draft_current=True, answer_support=1.0, answer_similarity=0.27)
