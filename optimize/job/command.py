@@ -106,7 +106,7 @@ def _run(config, settings, folder: Path, sets, progress: bool) -> int:
         with configure_lm(settings, cache=True, callbacks=[guard]), _teacher(settings, config) as teacher, \
                 tracked_run(settings, folder, params, EXPERIMENT) as tracking:
             tracking.log_files([folder / "config.json"], folder)
-            job = Job(config, settings, folder, config.model, guard, tracking, progress, teacher.lm if teacher else None)
+            job = Job(config, settings, folder, guard, tracking, progress, teacher.lm if teacher else None)
             outcome = job.run(uncompiled, sets)
     except BudgetExceeded as stop:
         print(f"stopped: {stop}. What finished is in {folder}; raise the cap and resume with --resume {folder.name}",

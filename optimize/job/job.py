@@ -163,7 +163,6 @@ class Job:
     config: OptimizeConfig
     settings: Settings
     folder: Path
-    model: str
     guard: SpendingGuard
     tracking: EvalTracking
     progress: bool = True
@@ -182,7 +181,7 @@ class Job:
         compiled = prompts.deepcopy()
         compiled.thresholds = self._thresholds(prompts, sets.select, state, decisions)
         compiled.thresholds = self._links(compiled.thresholds, sets, state, decisions)
-        compiled.compiled_with = self.model
+        compiled.compiled_with = self.config.model
         _save(compiled, self.folder / PROGRAM)
         _seed_records(self.folder / "eval_baseline", self.folder / "eval")  # the baseline is not run twice
         # subtle: with nothing shipped the compiled program is the uncompiled one: running it again
@@ -412,7 +411,8 @@ class Job:
 
     def _run_eval(self, programs: dict[str, GatedRAG], examples, split: str, name: str, step: int) -> RunSummary:
         config = EvalConfig(dataset=self.config.dataset, dataset_sha256=self.config.dataset_sha256, split=split,
-                            systems=list(programs), limit=None, profile=self.settings.resolved_profile, model=self.model,
+                            systems=list(programs), limit=None, profile=self.settings.resolved_profile,
+                            model=self.config.model,
                             time_limit_s=self.config.time_limit_s, program=self.folder.name, cache=False,
                             reranker=self.settings.reranker)
         summary = run_eval(config, self.settings, self.folder / name, programs, examples, self._score(),
@@ -462,10 +462,10 @@ class Job:
 
     def _score(self):
         judge, weights = build_support_judge("lexical"), self._weights()
-        return lambda example, pred: score_example(example, pred, judge, weights, self.model)
+        return lambda example, pred: score_example(example, pred, judge, weights, self.config.model)
 
     def _metric(self) -> CompositeMetric:
-        return CompositeMetric(self._weights(), build_support_judge("lexical"), self.model,
+        return CompositeMetric(self._weights(), build_support_judge("lexical"), self.config.model,
                                with_feedback=self.config.optimizer == "gepa")
 
     def _weights(self) -> CompositeWeights:

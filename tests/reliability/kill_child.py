@@ -22,6 +22,7 @@ from dspy.utils import DummyLM
 import program  # noqa: F401  (sets the offline env vars before anything imports litellm)
 from optimize.eval.evaluate import run_eval
 from optimize.eval.example_schema import make_example
+from optimize.eval.examples import JobSets
 from optimize.eval.run_config import EvalConfig
 from optimize.eval.tracking import tracked_run
 from optimize.job.budget import SpendingGuard
@@ -72,13 +73,14 @@ def _eval(folder: Path, settings: Settings) -> None:
 
 
 def _optimize(folder: Path, settings: Settings) -> None:
-    config = load_config("quick", overrides={"train_limit": 2, "val_limit": 4, "threshold_trials": 3, "time_limit_s": 30})
+    config = load_config("quick", overrides={"train_limit": 2, "select_limit": 4, "threshold_trials": 3, "time_limit_s": 30})
     folder.mkdir(parents=True, exist_ok=True)
     guard = SpendingGuard(config.caps, "dummy", ledger=folder / "spent.json")
     with dspy.context(lm=DummyLM(KEYED), callbacks=[guard]), \
             tracked_run(settings, folder, {}, "gatedrag-optimize") as tracking:
-        job = Job(config, settings, folder, "dummy", guard, tracking, progress=False)
-        job.run(GatedRAG(FakeSearch(DOCS)), questions(2, "train"), questions(4, "val"))
+        job = Job(config, settings, folder, guard, tracking, progress=False)
+        job.run(GatedRAG(FakeSearch(DOCS)), JobSets(questions(2, "train"), questions(4, "select"),
+                                                    questions(4, "report"), "select", "report"))
 
 
 if __name__ == "__main__":

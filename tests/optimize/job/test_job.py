@@ -47,11 +47,11 @@ def sets():
 
 def run_job(tmp_path, lm, uncompiled=None, job_sets=None, **overrides):
     settings = Settings(data_dir=tmp_path / "data", _env_file=None)
-    config = load_config("quick", overrides={"threshold_trials": 4, "time_limit_s": 30} | overrides)
+    config = load_config("quick", overrides={"threshold_trials": 4, "time_limit_s": 30, "model": "dummy"} | overrides)
     folder, guard = tmp_path / "run", SpendingGuard(config.caps, "dummy")
     folder.mkdir(exist_ok=True)
     with dspy.context(lm=lm, callbacks=[guard]), tracked_run(settings, folder, {}, "gatedrag-optimize") as tracking:
-        job = Job(config, settings, folder, "dummy", guard, tracking, progress=False)
+        job = Job(config, settings, folder, guard, tracking, progress=False)
         outcome = job.run(uncompiled or GatedRAG(FakeSearch(DOCS)), job_sets or sets())
     return folder, outcome, guard
 
@@ -252,7 +252,7 @@ def test_the_job_fits_the_confidence_on_its_compiled_validation_records_and_save
     compiled = [r.model_copy(update={"system": "compiled"}) for r in overconfident()]
     write_run(folder / "eval", compiled + overconfident(30, prefix="b"))  # "gated" stands for the baseline here
     config, tracking = load_config("quick"), Tracking()
-    job = Job(config, Settings(data_dir=tmp_path / "data", _env_file=None), folder, "dummy",
+    job = Job(config, Settings(data_dir=tmp_path / "data", _env_file=None), folder,
               SpendingGuard(config.caps, "dummy"), tracking, progress=False)
     program = GatedRAG(FakeSearch(DOCS))
     job._calibrate(program, "smoke")
