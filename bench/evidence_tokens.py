@@ -20,8 +20,8 @@ import program  # noqa: F401  (offline env vars first)
 from program.assembly.factory import build_program
 from program.base.settings import Settings
 from program.evidence import EvidencePool, format_evidence
+from program.gate import adaptive_cut
 from program.lm.local_lm import LocalServer, assemble_gguf
-from program.signals import adaptive_cut
 
 
 def main(n: int) -> None:
