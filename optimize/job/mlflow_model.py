@@ -18,13 +18,16 @@ import mlflow
 from mlflow.models import ModelSignature
 from mlflow.types import ColSpec, Schema
 
-import program.assembly.served_model
+import program.assembly
 from optimize.eval.tracking import point_mlflow_at
-from program.assembly.loading import PROGRAM_FILE
-from program.assembly.served_model import PROGRAM_ARTIFACT
+from program.assembly.loading import PROGRAM_ARTIFACT, PROGRAM_FILE
 from program.loop import GatedRAG
 
 ARTIFACT = "program"
+# subtle: the model's code is named by its path, never imported here: importing it defines a
+# PythonModel, and MLflow then warns on stderr about `predict`'s type hints, ahead of any one-line
+# error the job prints; the serving process that loads the model is the one that imports it
+MODEL_CODE = Path(program.assembly.__file__).with_name("served_model.py")
 # subtle: without an input schema, `mlflow models serve` hands `{"inputs": {"question": ...}}`
 # to the program as a numpy array, not a string; with it, the question arrives as a string
 SIGNATURE = ModelSignature(inputs=Schema([ColSpec("string", "question")]))
@@ -36,7 +39,7 @@ def log_program_model(compiled: GatedRAG, tracking_uri: str, run_id: str) -> str
     with tempfile.TemporaryDirectory() as folder, mlflow.start_run(run_id=run_id):
         saved = Path(folder) / PROGRAM_FILE
         compiled.save(str(saved))
-        mlflow.pyfunc.log_model(name=ARTIFACT, python_model=program.assembly.served_model.__file__,
+        mlflow.pyfunc.log_model(name=ARTIFACT, python_model=str(MODEL_CODE),
                                 artifacts={PROGRAM_ARTIFACT: str(saved)}, signature=SIGNATURE,
                                 pip_requirements=[f"dspy=={dspy.__version__}"])
     # subtle: logging makes the model "active" for the process, and MLflow then links every

@@ -29,6 +29,7 @@ from program.retrieval.rerankers import RerankerName
 from program.thresholds import Thresholds
 
 PROGRAM_FILE = "program.json"
+PROGRAM_ARTIFACT = "program"  # the MLflow artifact key of a logged model's program JSON
 
 
 class ProgramLoadError(BadFileError):

@@ -12,10 +12,8 @@ from __future__ import annotations
 import mlflow
 from mlflow.pyfunc import PythonModel
 
-from program.assembly.loading import read_state
+from program.assembly.loading import PROGRAM_ARTIFACT, read_state
 from program.assembly.served import rebuild
-
-PROGRAM_ARTIFACT = "program"  # the artifact key of the program's JSON
 
 
 class GatedRAGModel(PythonModel):
