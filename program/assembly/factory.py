@@ -21,7 +21,7 @@ from program.loop import GatedRAG
 from program.retrieval.breadth import BreadthExpander
 from program.retrieval.open_store import open_store
 from program.retrieval.retriever import HybridSearch
-from program.retrieval.store import Store
+from program.retrieval.store import Store, StoreError
 from program.retrieval.web_search import WebSearch, build_web_search
 from program.sessions.open_sessions import open_sessions
 from program.thresholds import Thresholds
@@ -37,7 +37,7 @@ def build_program(settings: Settings, program_path: str | Path | None = None, ov
     state = read_state(program_path) if program_path else None
     store = open_store(settings)
     if not seeded:
-        store.require(settings.collection)
+        _require(store, settings.collection)
     search = HybridSearch.from_settings(settings, "index")
     rag = program_class(search, web=_web(settings, store), sessions=open_sessions(settings),
                         breadth=BreadthExpander(settings, search))
@@ -60,6 +60,17 @@ def load(source: str | Path, settings: Settings | None = None, search=None, web=
     if search is None:
         return build_program(settings or Settings(), program_path=source)
     return apply_state(GatedRAG(search, web=web), read_state(source), str(source))
+
+
+def _require(store, collection: str) -> None:
+    """The collection is in the store, or the store is closed and the error raised. subtle: a server
+    store left open is closed by the interpreter's exit, when its HTTP client can no longer close,
+    and qdrant-client then prints a warning under the one-line error."""
+    try:
+        store.require(collection)
+    except StoreError:
+        store.close()
+        raise
 
 
 def _with_overrides(thresholds: Thresholds, overrides: dict) -> Thresholds:

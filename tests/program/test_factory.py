@@ -3,12 +3,14 @@ what answers when asked or served is the system they name."""
 
 import pytest
 
+from program.assembly import factory
 from program.assembly.factory import build_program, build_served
 from program.assembly.loading import ProgramLoadError
 from program.base.settings import Settings
 from program.baselines import SinglePass
 from program.loop import GatedRAG
 from program.retrieval.open_store import open_store
+from program.retrieval.store import CollectionMissingError
 from program.retrieval.web_search import OfflineWeb
 
 
@@ -62,3 +64,21 @@ def test_what_answers_when_asked_or_served_is_the_system_the_settings_name(tmp_p
     assert type(build_served(chosen, overrides={"top_k": 5})) is SinglePass
     assert build_served(chosen, overrides={"top_k": 5}).thresholds.top_k == 5
     assert type(build_program(chosen)) is GatedRAG  # eval and optimize build the loop, whatever is served
+
+
+def test_a_store_without_the_collection_is_closed_before_the_error_is_raised(tmp_path, monkeypatch):
+    """A server store left open would be closed at interpreter exit, when qdrant-client can only
+    warn on stderr under the one-line error."""
+    closed = []
+
+    class Missing:
+        def require(self, collection):
+            raise CollectionMissingError(f"no collection {collection!r}")
+
+        def close(self):
+            closed.append(True)
+
+    monkeypatch.setattr(factory, "open_store", lambda settings: Missing())
+    with pytest.raises(CollectionMissingError):
+        build_program(Settings(_env_file=None, data_dir=tmp_path, web_backend="none"))
+    assert closed == [True]
