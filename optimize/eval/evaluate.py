@@ -37,6 +37,7 @@ def run_eval(config: EvalConfig, settings: Settings, folder: Path, programs: dic
         for name, program in programs.items():
             records += run_examples(program, examples, name, log, score, threads, config.time_limit_s, progress,
                                     hide_gold=config.hide_gold, finished=lambda r: tracking.log_trace(r, folder))
+        _trace_untraced(records, folder, tracking)
         summary = summarize(records, config.run_id, split=config.split, dataset=config.dataset,
                             program=config.program, profile=config.profile, model=config.model, judge=config.judge,
                             web=config.web, web_note=config.web_note, hide_gold=config.hide_gold,
@@ -45,3 +46,13 @@ def run_eval(config: EvalConfig, settings: Settings, folder: Path, programs: dic
         tracking.log_summary(summary)
         tracking.log_files([*written, log.path], folder)
     return summary
+
+
+def _trace_untraced(records: list[Record], folder: Path, tracking) -> None:
+    """Log the trace of each record that has none noted: a kill between a question's results line
+    and its trace's would otherwise leave it without one for good, since a resume never runs a
+    finished question again."""
+    traced = trace_urls(folder)
+    for record in records:
+        if (record.system, record.qid) not in traced:
+            tracking.log_trace(record, folder)

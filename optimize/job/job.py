@@ -59,6 +59,7 @@ from optimize.eval.compare import compare_runs, comparison_blocks, text_table
 from optimize.eval.document import to_markdown
 from optimize.eval.evaluate import RESULTS, run_eval
 from optimize.eval.examples import JobSets
+from optimize.eval.question_traces import TRACES
 from optimize.eval.records import Record, RecordLog, outcomes
 from optimize.eval.run_config import EvalConfig
 from optimize.eval.runner import run_examples
@@ -506,11 +507,15 @@ def _link_metrics(fit: LinkFit) -> dict[str, float]:
 
 
 def _seed_records(source: Path, target: Path) -> None:
+    """The baseline's records and its trace list, so the final report links the traces they already
+    have instead of logging them again; the results log last, since its presence means seeded."""
     if (target / RESULTS).exists() or not (source / RESULTS).exists():
         return
     target.mkdir(parents=True, exist_ok=True)
-    with replacing(target / RESULTS) as tmp:  # a half copy would be taken for a resumable log
-        shutil.copyfile(source / RESULTS, tmp)
+    for name in (TRACES, RESULTS):
+        if (source / name).exists():
+            with replacing(target / name) as tmp:  # a half copy would be taken for a resumable log
+                shutil.copyfile(source / name, tmp)
 
 
 def _save(program: GatedRAG, path: Path) -> None:

@@ -7,6 +7,7 @@ from __future__ import annotations
 import pytest
 
 from optimize.eval.evaluate import RESULTS, run_eval
+from optimize.eval.question_traces import trace_urls
 from optimize.eval.records import RecordLog, Recovery
 from optimize.eval.run_config import EvalConfig
 from tests.optimize.conftest import FakeProgram, examples, hand_record, score
@@ -88,3 +89,12 @@ def test_a_fresh_eval_reports_nothing_recovered(settings, tmp_path, capsys):
     config = EvalConfig(split="smoke", systems=["gated"], profile="local", model="fake")
     summary = run_eval(config, settings, tmp_path, {"gated": FakeProgram()}, examples("q1"), score, progress=False)
     assert summary.recovered is None and "resuming" not in capsys.readouterr().err
+
+
+def test_a_record_finished_before_a_kill_cut_off_its_trace_gets_one_on_resume(settings, tmp_path):
+    config = EvalConfig(split="smoke", systems=["gated"], profile="local", model="fake")
+    RecordLog(tmp_path / RESULTS).append(hand_record("q1"))  # its trace line was never written
+    program = FakeProgram()
+    run_eval(config, settings, tmp_path, {"gated": program}, examples("q1", "q2"), score, progress=False)
+    assert len(program.calls) == 1  # q1 is not run again
+    assert set(trace_urls(tmp_path)) == {("gated", "q1"), ("gated", "q2")}

@@ -10,6 +10,7 @@ from mlflow import MlflowClient
 
 from optimize.eval.example_schema import make_example
 from optimize.eval.examples import JobSets
+from optimize.eval.question_traces import TRACES
 from optimize.eval.stats import Estimate
 from optimize.eval.tracking import RUN_ID_FILE, tracked_run, tracking_uri
 from optimize.job import command as job_command
@@ -66,6 +67,8 @@ def test_the_job_writes_a_compiled_program_and_a_rerun_redoes_nothing(tmp_path, 
     assert state["thresholds"] == json.loads((folder / "thresholds.json").read_text())
     assert state["gatedrag"]["lm"] == "dummy"  # the serving LM the job chose with
     assert (folder / "pareto_front.png").stat().st_size > 0 and (folder / "eval" / "report.html").exists()
+    # the report links the baseline's traces, seeded from its eval, not logged a second time
+    assert (folder / "eval" / TRACES).read_text() == (folder / "eval_baseline" / TRACES).read_text() != ""
     assert JobState.read(folder).done == ["prompts", "thresholds", "done"]
     decisions = Decisions.model_validate_json((folder / DECISIONS).read_text())
     assert decisions.replay["trials"] == 4 and decisions.replay["fidelity_current"] == 1.0
