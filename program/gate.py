@@ -88,10 +88,25 @@ class Decision:
     ended: Ending = "answered"
     queries: tuple[str, ...] = ()
     pages: int = 0  # expand_breadth: how many of the best links to fetch
+    absent: tuple[str, ...] = ()  # draft: names the question compares that no passage mentions, told to the reader
     incident: Incident | None = None  # what went wrong, when that is why the loop ends here
 
 
 def decide(s: Signals, p: Progress, b: Budget, t: Thresholds) -> Decision:
+    """The next action. A draft is told which of the names a comparison compares no passage
+    mentions: the reader cannot compare what it has not read."""
+    decision = _next(s, p, b, t)
+    if decision.action == "draft" and (absent := absent_sides(s)):
+        return replace(decision, absent=absent)
+    return decision
+
+
+def absent_sides(s: Signals) -> tuple[str, ...]:
+    """The names a comparison compares that no word of the evidence is even close to."""
+    return tuple(n for n in s.compared_pageless if n in s.unnamed)
+
+
+def _next(s: Signals, p: Progress, b: Budget, t: Thresholds) -> Decision:
     """The next action. Rules are tried in order; the first that applies wins."""
     if b.seconds is not None and b.seconds <= 0:
         return replace(_finish("out_of_time", "the time limit is reached", p, t, ended="budget_exhausted"),

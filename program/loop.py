@@ -137,7 +137,7 @@ class GatedRAG(dspy.Module):
                         self._end(run, decision)
                         break
                     match decision.action:
-                        case "draft": self._draft(run)
+                        case "draft": self._draft(run, decision.absent)
                         case "refine": self._refine(run)
                         case "judge": self._judge(run)
                         case "expand_locality": self._expand_locality(run, step)
@@ -314,8 +314,8 @@ class GatedRAG(dspy.Module):
         run.resources = run.resources.model_copy(update={"pages_fetched": run.resources.pages_fetched + len(chosen)})
         self._retrieve(run, step, run.sub_queries)
 
-    def _draft(self, run: RunState) -> None:
-        evidence = self._show(run, cited=set())
+    def _draft(self, run: RunState, absent: tuple[str, ...] = ()) -> None:
+        evidence = self._show(run, cited=set()) + _absent_note(absent)
         with run.timed("lm"):
             out = self._predict(run, self.synthesize, dict(short_answer="", answer=""), question=run.asked,
                                 evidence=evidence)
@@ -496,6 +496,11 @@ def _upgrade_predictors(state: dict, made: int) -> dict:
 
 def _as_list(items) -> list:
     return [items] if isinstance(items, str) else list(items or [])
+
+
+def _absent_note(absent: tuple[str, ...]) -> str:
+    """The line that tells the reader what no passage mentions, after the passages."""
+    return "".join(f"\n(no passage mentions {name})" for name in absent)
 
 
 def _clean_queries(queries, limit: int) -> list[str]:

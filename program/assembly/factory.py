@@ -62,7 +62,7 @@ def load(source: str | Path, settings: Settings | None = None, search=None, web=
     return apply_state(GatedRAG(search, web=web), read_state(source), str(source))
 
 
-def _require(store, collection: str) -> None:
+def _require(store: Store, collection: str) -> None:
     """The collection is in the store, or the store is closed and the error raised. subtle: a server
     store left open is closed by the interpreter's exit, when its HTTP client can no longer close,
     and qdrant-client then prints a warning under the one-line error."""

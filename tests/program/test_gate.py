@@ -299,6 +299,17 @@ def test_with_no_web_a_name_with_no_page_of_its_own_is_never_refused_unread():
     assert decide(side, Progress(), NO_WEB, T).action == "draft"
 
 
+def test_the_reader_is_told_which_compared_name_no_passage_mentions():
+    # a documentation comparison: the evidence is all about `tomllib`, and nothing names `pickle`
+    side = signals(best=0.6, cliff=0.05, named=2, pageless=("pickle",), compared=2, compared_pageless=("pickle",),
+                   missing_entities=("pickle",), unnamed=("pickle",))
+    d = decide(side, Progress(), NO_WEB, T)
+    assert (d.action, d.absent) == ("draft", ("pickle",))
+    # a side the evidence mentions, though no page is its own, is the reader's to read
+    mentioned = replace(side, unnamed=())
+    assert decide(mentioned, Progress(), NO_WEB, T).absent == ()
+
+
 def test_a_name_with_its_own_page_or_a_strong_best_hit_is_not_a_missing_page():
     assert decide(signals(best=0.4, named=1, pageless=()), Progress(), FULL, T).rule == "covered_with_cliff"
     assert decide(signals(best=0.9, named=1, pageless=("X",)), Progress(), FULL, T).rule == "covered_with_cliff"

@@ -588,3 +588,13 @@ def test_a_session_store_that_cannot_write_costs_the_turn_not_the_answer(tmp_pat
     with dspy.context(lm=lm, adapter=lm.adapter):
         result = rag(question=WHO, session_id="a").result
     assert result.answer and result.warnings[-1].startswith("this turn was not kept in session 'a'")
+
+
+def test_the_reader_reads_that_no_passage_mentions_one_side_of_a_comparison():
+    # a documentation comparison whose evidence is all about one side: the reader is told the other is absent
+    docs = [passage("Pydantic", "Pydantic validates data with type hints; its core is written in Rust.", similarity=0.45),
+            passage("Performance", "Pydantic's validation is fast because its core is compiled.", similarity=0.44)]
+    lm = scripted_lm(draft("unknown", "The passages do not compare the two [1]."))
+    result = run(lm, docs=docs, question="Which is faster, Pydantic or Marshmallow?")
+    assert "(no passage mentions Marshmallow)" in lm.history[0]["messages"][-1]["content"]
+    assert result.abstained and result.trace.resources.lm.calls == 1
