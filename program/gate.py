@@ -96,12 +96,12 @@ def decide(s: Signals, p: Progress, b: Budget, t: Thresholds) -> Decision:
     """The next action. A draft is told which of the names a comparison compares no passage
     mentions: the reader cannot compare what it has not read."""
     decision = _next(s, p, b, t)
-    if decision.action == "draft" and (absent := absent_sides(s)):
-        return replace(decision, absent=absent)
+    if decision.action == "draft" and (absent := _absent_sides(s)):
+        return replace(decision, absent=absent, reason=f"{decision.reason}; told no passage mentions {_names(absent)}")
     return decision
 
 
-def absent_sides(s: Signals) -> tuple[str, ...]:
+def _absent_sides(s: Signals) -> tuple[str, ...]:
     """The names a comparison compares that no word of the evidence is even close to."""
     return tuple(n for n in s.compared_pageless if n in s.unnamed)
 

@@ -304,7 +304,7 @@ def test_the_reader_is_told_which_compared_name_no_passage_mentions():
     side = signals(best=0.6, cliff=0.05, named=2, pageless=("pickle",), compared=2, compared_pageless=("pickle",),
                    missing_entities=("pickle",), unnamed=("pickle",))
     d = decide(side, Progress(), NO_WEB, T)
-    assert (d.action, d.absent) == ("draft", ("pickle",))
+    assert (d.action, d.absent) == ("draft", ("pickle",)) and "told no passage mentions 'pickle'" in d.reason
     # a side the evidence mentions, though no page is its own, is the reader's to read
     mentioned = replace(side, unnamed=())
     assert decide(mentioned, Progress(), NO_WEB, T).absent == ()
