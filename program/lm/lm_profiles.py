@@ -42,7 +42,9 @@ class LMHandle:
         # subtle: llama.cpp's server stops in its destructor, which waits for the request in
         # flight; after Ctrl-C that request's worker thread is abandoned and never reads its
         # answer, so the wait never ends. The process is exiting: leave the server to it.
-        if exc_type is KeyboardInterrupt:
+        # subtle: a subclass too: a SIGTERM arrives as one (optimize.sigterm), and an identity test
+        # sent it to the destructor, where an eval killed mid-call waited until SIGKILL
+        if exc_type is not None and issubclass(exc_type, KeyboardInterrupt):
             self.lm.close()
             _ABANDONED.append(self._server)  # still referenced, so no destructor runs before the exit
             return

@@ -8,6 +8,7 @@ from typing import Literal
 import dspy
 import pytest
 
+from optimize.sigterm import Terminated
 from program.base.settings import Settings
 from program.lm import lm_profiles
 from program.lm.lm_profiles import build_lm
@@ -111,9 +112,11 @@ def test_real_local_model_gives_typed_outputs(tmp_path):
         urllib.request.urlopen(f"{base_url}/health", timeout=2)
 
 
-def test_ctrl_c_leaves_the_server_running_for_the_exit_and_a_normal_exit_stops_it(fake_local):
+@pytest.mark.parametrize("interrupt", [KeyboardInterrupt, Terminated])
+def test_ctrl_c_leaves_the_server_running_for_the_exit_and_a_normal_exit_stops_it(fake_local, interrupt):
+    # Terminated: the KeyboardInterrupt a SIGTERM raises, which must take the same path
     with pytest.raises(KeyboardInterrupt), build_lm(settings(profile="local")):
-        raise KeyboardInterrupt
+        raise interrupt
     with build_lm(settings(profile="local")):
         pass
     interrupted, finished = fake_local
