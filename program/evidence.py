@@ -91,7 +91,7 @@ class EvidencePool:
         """Add new passages (by chunk id and by text); returns how many were new."""
         before = len(self.passages)
         for p in found:
-            keys = {p.chunk_id, p.text.strip().lower()[:200]}
+            keys = {p.chunk_id, p.text_key}
             if keys & self._keys:
                 continue
             self._keys |= keys

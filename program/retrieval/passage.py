@@ -30,6 +30,12 @@ class Passage(BaseModel):
     # the dense vector, for the redundancy signal; never serialised into results or traces
     vector: list[float] | None = Field(None, exclude=True, repr=False)
 
+    @property
+    def text_key(self) -> str:
+        """What two copies of one text share, whatever document holds them: the search and the
+        evidence keep one passage per key (a documentation site's print page repeats every chapter)."""
+        return " ".join(self.text.split()).lower()[:200]
+
     @functools.cached_property
     def unit(self) -> np.ndarray | None:
         """The vector scaled to length 1, computed once: the redundancy signal and the MMR order read

@@ -29,6 +29,21 @@ from program.retrieval.store import Hit, Store
 TIE_MARGIN = 8  # hits fetched past k, so that a tie at the cut is broken by us, not by the engine
 
 
+def distinct(passages: list[Passage]) -> list[Passage]:
+    """One passage per text (best first in, best first out): the copy from the document with the
+    fewest chunks, the page most specific to it, with the best copy's score and similarity, since
+    the copies differ only in the title they were indexed with. Why: mdBook's print.html repeats
+    every chapter of the Cargo book (936 of its 2,142 chunks were copies), so one text took two of
+    the k hits, the gate read the copy as a second passage as good as the first, and the print
+    page's copy, ranked first, was the one cited."""
+    copies: dict[str, list[Passage]] = {}
+    for p in passages:
+        copies.setdefault(p.text_key, []).append(p)
+    return [min(group, key=lambda p: p.doc_chunks).model_copy(update={"score": group[0].score,
+                                                                      "similarity": group[0].similarity})
+            for group in copies.values()]
+
+
 class HybridSearch:
     """Top-k passages by Reciprocal Rank Fusion of a dense and a BM25 search.
 
@@ -91,6 +106,7 @@ class HybridSearch:
         # the fused score is rank-based; the dense vectors give each hit its cosine too
         passages = [self._passage(hit, vectors.dense) for hit in hits]
         passages.sort(key=lambda p: (-p.score, -(p.similarity or 0.0), p.chunk_id))
+        passages = distinct(passages)
         return (self.reranker.rerank(query, passages) if self.reranker else passages)[:k]
 
     def embed(self, texts: list[str]) -> list[list[float]]:

@@ -40,6 +40,7 @@ def test_pool_deduplicates_by_id_and_by_text():
     same_text = passage("A copy", "alpha text", source="web")
     assert pool.add([a, b]) == 2
     assert pool.add([a, same_text]) == 0
+    assert pool.add([passage("Print page", "  Alpha\n text ")]) == 0  # a copy wrapped differently
 
 
 def test_numbers_are_stable_and_new_passages_are_shown_first():

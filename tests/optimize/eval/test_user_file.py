@@ -1,6 +1,7 @@
 """Users' labelled question files in each format, and bad files refused whole in one line naming the line."""
 
 import json
+from pathlib import Path
 
 import pytest
 
@@ -150,3 +151,12 @@ def test_unknown_files_and_folders_fail_in_one_line(tmp_path):
         with pytest.raises(DatasetError, match=says) as error:
             read_examples(path)
         assert "\n" not in str(error.value)
+
+
+@pytest.mark.parametrize("name", ["click_docs", "cargo_docs"])
+def test_the_shipped_documentation_sets_read_as_a_user_file(name):
+    # the README tells users to run these files as they are
+    examples = read_examples(Path(__file__).parents[3] / "datasets" / name / "questions.jsonl")["dev"]
+    answerable = [e for e in examples if e.answerable]
+    assert (len(examples), len(answerable)) == (10, 8)
+    assert all(e.gold_sources and e.answers for e in answerable)

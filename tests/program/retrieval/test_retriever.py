@@ -9,7 +9,8 @@ from program.retrieval.chunking import Document
 from program.retrieval.edge_store import EdgeStore
 from program.retrieval.embeddings import load_embedder
 from program.retrieval.indexing import index_documents
-from program.retrieval.retriever import HybridSearch
+from program.retrieval.passage import Passage
+from program.retrieval.retriever import HybridSearch, distinct
 
 PAGES = {
     "Shirley Temple": "Shirley Temple Black was an American actress who later served as Chief of Protocol of the United States.",
@@ -84,3 +85,30 @@ def test_neighbours_are_the_adjacent_chunks_in_document_order(search):
     assert [(p.chunk_index, p.doc_id, p.source) for p in near] == [(1, "Lighthouse", "web"), (3, "Lighthouse", "web")]
     assert all(p.similarity is not None and p.vector for p in near)
     assert search.neighbours(hit.model_copy(update={"doc_chunks": 1, "chunk_index": 0}), 1) == []
+
+
+def test_a_text_two_documents_hold_is_one_hit(tmp_path):
+    # a documentation site's print page repeats its chapters: one text must not take two of the k hits
+    embedder = load_embedder(Settings())
+    store = EdgeStore(tmp_path)
+    documents = [Document(doc_id=t.replace(" ", "_"), title=t, text=x) for t, x in PAGES.items()]
+    documents.append(Document(doc_id="print", title="All pages", text=PAGES["Quorvex Valves"]))
+    index_documents(store, "pages", documents, progress=False, embedder=embedder)
+    try:
+        found = HybridSearch(store, "pages", embedder=embedder)("Quorvex valves in Toledo", 3)
+    finally:
+        store.close()
+    assert len(found) == 3 and [p.text for p in found].count(PAGES["Quorvex Valves"]) == 1
+
+
+def _hit(chunk_id: str, text: str, score: float, doc_chunks: int) -> Passage:
+    return Passage(chunk_id=chunk_id, doc_id=chunk_id, title=chunk_id, text=text, score=score, similarity=score,
+                   doc_chunks=doc_chunks)
+
+
+def test_distinct_keeps_the_most_specific_copy_at_its_best_copys_rank():
+    profiles = "## Default profiles\n\nThe `dev` profile is the default for build commands like `cargo build`."
+    kept = distinct([_hit("print.html#12", profiles, 0.70, 836), _hit("bench", "The bench profile.", 0.66, 4),
+                     _hit("profiles.html#3", profiles.replace("\n\n", " "), 0.58, 12)])
+    assert [p.chunk_id for p in kept] == ["profiles.html#3", "bench"]
+    assert (kept[0].score, kept[0].similarity) == (0.70, 0.70)  # the text's relevance, whichever title it had
