@@ -233,6 +233,30 @@ def test_a_sphinx_page_s_title_headings_and_quotes_carry_no_pilcrow_escape_or_ma
     assert any(p.endswith("lru_cache(maxsize=128)") for p in paths)
 
 
+RUSTDOC = ("<html><head><title>BTreeMap in std::collections - Rust</title></head><body><main><section id='main-content'>"
+           "<h1>Struct <span>BTreeMap</span><button id='copy-path' title='Copy item path to clipboard'>Copy item path</button>"
+           "</h1><p>An ordered map based on a B-Tree, as in HashMap&lt;K, V&gt; but sorted by its keys.</p>"
+           "<h2 id='examples'><a class='anchor' href='#examples'>§</a>Examples</h2>"
+           "<p>Call first_key_value to read the *smallest* key, or see <a href='#method.iter'>iter</a> for all.</p>"
+           "<p># not a heading, though it starts like one</p>"
+           "<pre><code>let escaped = \"a\\_b\"; // a_b</code></pre>"
+           "<p>The pop_last method removes the largest key of the map and returns it with its value.</p>"
+           "</section></main></body></html>")
+
+
+def test_a_rustdoc_page_loses_its_buttons_permalinks_and_escapes_but_not_its_code():
+    (page,) = read(source("std/collections/struct.BTreeMap.html", RUSTDOC), max_bytes=100_000)
+    assert page.title == "Struct BTreeMap"  # not "Struct BTreeMap Copy item path"
+    assert "Copy item path" not in page.text and "§" not in page.text
+    # an identifier reads as a question spells it: "first\\_key\\_value" was three BM25 terms
+    assert "first_key_value" in page.text and "HashMap<K, V>" in page.text and "pop_last" in page.text
+    assert "iter" in page.text  # a link to a place on the page that has words is content
+    assert 'let escaped = "a\\_b";' in page.text  # code keeps its backslashes
+    _, chunks = chunks_of("std/collections/struct.BTreeMap.html", RUSTDOC, max_chars=120)
+    paths = [" / ".join(c.heading_path) for c in chunks]
+    assert "Examples" in paths and not any("not a heading" in p for p in paths)  # a block-start escape stays
+
+
 def test_inline_html_in_a_markdown_heading_is_not_its_title_but_an_escaped_generic_is():
     page = "# Datasets<a name=\"howitworks-datasets\"></a>\n\n## Time Boundaries<a name=\"tb\"></a>\n\nHourly.\n\n## Vec\\<T\\>\n\nA vector.\n"
     (doc,) = read(source("guide/datasets.md", page), max_bytes=100_000)
