@@ -134,6 +134,8 @@ def _ingest(args: argparse.Namespace) -> int:
                     prune=args.prune, progress=not args.no_progress)
     for error in report.errors:
         print(f"error: {error}", file=sys.stderr)
+    for note in report.notes:
+        print(f"note: {note}", file=sys.stderr)
     print(report.summary())
     return 1 if report.errors else 0
 

@@ -48,6 +48,7 @@ from program.retrieval.sources import (
     check_path,
     selected,
     source_files,
+    twin_pages,
 )
 from program.retrieval.store import Store, check_name
 
@@ -63,6 +64,7 @@ class IngestReport(BaseModel):
     skipped: int  # chunks unchanged since the last run
     deleted: int  # chunks of documents that changed or, with prune, are gone
     errors: list[str] = []  # one line per file that could not be read; nothing of it was indexed
+    notes: list[str] = []  # what was indexed but may not be what was meant, with how to change it
     seconds: float
 
     def summary(self) -> str:
@@ -111,7 +113,19 @@ def ingest(sources: Iterable[Source], settings: Settings, *, collection: str | N
     return IngestReport(collection=collection, documents=len(found.documents) + len(found.kept),
                         chunks=stats.chunks + unchanged,
                         embedded=stats.embedded, skipped=stats.skipped + unchanged, deleted=stats.deleted,
-                        errors=found.errors, seconds=round(time.perf_counter() - started, 3))
+                        errors=found.errors, notes=_notes(found), seconds=round(time.perf_counter() - started, 3))
+
+
+def _notes(found: _Read) -> list[str]:
+    """A documentation build that ships its sources beside its pages holds each page twice, in two
+    renderings too different to be one text (`retriever.distinct`): search would give one passage
+    two of its k hits. Which to keep is the user's choice, so this only says so."""
+    twins = twin_pages(found.read)
+    if not twins:
+        return []
+    page, source = (_shown(origin) for origin in twins[0])
+    return [f"{len(twins)} page(s) were read twice, as HTML and as the source it was built from ({page} and "
+            f"{source}), so search can find each passage twice: --include or --exclude keeps one"]
 
 
 def check_collection(name: str) -> str:

@@ -17,7 +17,7 @@ import os
 import re
 import tarfile
 import zipfile
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from fnmatch import fnmatch
 from pathlib import Path
 from typing import NamedTuple
@@ -81,6 +81,24 @@ def selected(path: str, include: Sequence[str], exclude: Sequence[str]) -> bool:
     if any(part.startswith(".") for part in parts) or SECRET_FILE.match(parts[-1]):
         return False
     return any(fnmatch(path, glob) for glob in include) and not any(fnmatch(path, glob) for glob in exclude)
+
+
+HTML = (".html", ".htm")
+# what a page is built from, as a documentation build ships it beside the page: `fs.md` (Node's API
+# docs), `_sources/x.rst.txt` (Sphinx's copy for its "show source" link), `notes.txt`
+_MARKUP = re.compile(r"(\.(rst|md|markdown|txt))+$", re.IGNORECASE)
+
+
+def twin_pages(origins: Iterable[str]) -> list[tuple[str, str]]:
+    """(page, source) pairs among `origins`: an HTML page and the markup it was built from, in the
+    page's folder or its build's `_sources/`. Both read, each passage of the page is indexed twice."""
+    pages = {origin.rsplit(".", 1)[0]: origin for origin in origins if origin.lower().endswith(HTML)}
+    twins = []
+    for origin in sorted(origins):
+        page = _MARKUP.sub("", origin).replace("/_sources/", "/", 1)
+        if page != origin and page in pages:
+            twins.append((pages[page], origin))
+    return twins
 
 
 def _folder(root: Path, include: Sequence[str], exclude: Sequence[str], max_bytes: int) -> Iterator[SourceFile]:

@@ -243,6 +243,18 @@ def test_the_cli_ingests_a_folder_and_prints_one_summary(tree, tmp_path, capsys)
     assert "error: no such file or folder" in capsys.readouterr().err
 
 
+def test_a_page_read_twice_as_html_and_as_its_source_is_noted_and_both_indexed(tree, tmp_path, capsys):
+    # Node's API docs ship fs.md beside fs.html: each passage would be found twice, so the user is told
+    (tree / "guide.html").write_text("<html><body><article><h1>Widget guide</h1><p>Widgets turn gears into "
+                                     "sprockets, and every widget we make is bolted to its frame.</p></article></body></html>")
+    args = ["ingest", str(tree), "--collection", "cli", "--data-dir", str(tmp_path / "data"), "--no-progress"]
+    assert main(args) == 0  # a note, not an error: both were read as asked
+    out, err = capsys.readouterr()
+    assert out.startswith("cli: 5 documents")
+    assert err.count("note: ") == 1 and "1 page(s) were read twice" in err and "guide.md" in err
+    assert main([*args, "--exclude", "*.md"]) == 0 and "note:" not in capsys.readouterr().err
+
+
 def test_new_readers_read_every_held_file_again_but_embed_only_what_came_out_different(tree, tmp_path, embedder,
                                                                                       monkeypatch):
     import program.retrieval.ingest as ingest_module

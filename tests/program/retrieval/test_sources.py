@@ -10,7 +10,7 @@ import zipfile
 import pytest
 
 from program.base.errors import IngestError
-from program.retrieval.sources import ArchiveCaps, source_files
+from program.retrieval.sources import ArchiveCaps, source_files, twin_pages
 
 CAPS = ArchiveCaps(members=100, total_bytes=10_000)
 KEYS = ("id_rsa", "id_ed25519.pub", "server.pem", "api.KEY", "credentials", "credentials.json", "store.p12")
@@ -79,3 +79,14 @@ def test_an_archive_of_too_many_files_is_refused(tmp_path, make):
 def test_an_archive_within_its_caps_gives_up_every_member(tmp_path):
     fine = zip_of({f"m{i}.md": b"a" * 100 for i in range(50)}, tmp_path / "fine.zip")
     assert len(list(source_files(fine, ["*"], [], 1_000, CAPS))) == 50
+
+
+def test_twin_pages_pair_each_html_page_with_the_source_it_was_built_from():
+    read = ["/api/fs.html", "/api/fs.md",  # Node's API docs ship both
+            "/b/html/guide/intro.html", "/b/html/_sources/guide/intro.rst.txt",  # Sphinx's copy of its source
+            "/docs.zip!/html/index.html", "/docs.zip!/html/_sources/index.md.txt",
+            "/api/path.md", "/api/v1.2.html", "/api/v1.md", "/api/notes.txt"]  # no page of theirs: no twin
+    assert twin_pages(read) == [("/api/fs.html", "/api/fs.md"),
+                                ("/b/html/guide/intro.html", "/b/html/_sources/guide/intro.rst.txt"),
+                                ("/docs.zip!/html/index.html", "/docs.zip!/html/_sources/index.md.txt")]
+
