@@ -5,6 +5,10 @@ extraction the page loses what it shows as controls rather than content: buttons
 item path", inside every item's title) and permalink anchors (Sphinx's and MkDocs' ¶, rustdoc's §).
 After it, the text loses trafilatura's escapes of inline characters outside code: `first\\_key\\_value`
 is one BM25 term again, as a question spells it, and a quote reads as the page does.
+The title is the page's own `# heading`, else the page part of its `<title>` ("OS" of "OS | Node.js
+v20 Documentation"). A leading heading that only names the site (the `<title>`'s part after its last
+separator: Node's docs open every page with "# Node.js v20 documentation") is the site's banner, not
+the page's title, and is dropped.
 This module does not fetch pages; see `program.retrieval.fetch`.
 """
 
@@ -24,6 +28,8 @@ _INLINE_ESCAPE = re.compile(r"\\([*_~\[\]<])")
 _CODE_MARK = re.compile(r"(?<!\\)`")  # an inline code span opens or closes; an escaped backtick is text
 # a link to a place on its own page whose whole text is a mark, not a word: a permalink
 _PERMALINK_TEXT = re.compile(r"^\W{1,2}$")
+# "<page> | <site>": the last of these separators in a page's <title> starts the site's name
+_SEPARATOR = re.compile(r"\s[|\-–—·]\s")
 
 
 def read_html(file: SourceFile, html: str) -> list[Document]:
@@ -37,13 +43,27 @@ def read_html(file: SourceFile, html: str) -> list[Document]:
     _drop_controls(tree)
     text = _unescaped(trafilatura.extract(tree, url=where, output_format="markdown", include_tables=True,
                                          include_links=False) or "")
+    page, site = _title_parts(tree.findtext(".//title") or "")
+    if site and _same(lead_heading(text) or "", site):
+        text = text.lstrip().partition("\n")[2]  # the banner line goes; what follows it stays as it was
     if not text.strip():
         return []
     metadata = trafilatura.extract_metadata(tree, default_url=where)
-    title = lead_heading(text) or (heading_text(metadata.title) if metadata and metadata.title else None)
+    title = lead_heading(text) or page or (heading_text(metadata.title) if metadata and metadata.title else None)
     return [Document(doc_id=source_id(file.root, file.path), title=title or PurePosixPath(file.path).stem or where,
                      text=text, url=file.url, kind="markdown", origin=file.origin, root=file.root,
                      links=html_links(html, file.url))]
+
+
+def _title_parts(title: str) -> tuple[str, str]:
+    """A `<title>`'s page part and its site part ("" when it names no site)."""
+    title = " ".join(title.split())
+    cuts = list(_SEPARATOR.finditer(title))
+    return (heading_text(title[:cuts[-1].start()]), title[cuts[-1].end():]) if cuts else (heading_text(title), "")
+
+
+def _same(a: str, b: str) -> bool:
+    return a.casefold().split() == b.casefold().split()
 
 
 def _drop_controls(tree) -> None:

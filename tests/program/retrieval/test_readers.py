@@ -257,6 +257,26 @@ def test_a_rustdoc_page_loses_its_buttons_permalinks_and_escapes_but_not_its_cod
     assert "Examples" in paths and not any("not a heading" in p for p in paths)  # a block-start escape stays
 
 
+NODE = ("<html><head><title>OS | Node.js v20.20.2 Documentation</title></head><body><div id='content'>"
+        "<header><h1>Node.js v20.20.2 documentation</h1></header><div id='apicontent'><h2>OS</h2>"
+        "<p>The node:os module provides operating system-related utility methods and properties.</p>"
+        "<h3>os.EOL</h3><p>The operating system-specific end-of-line marker: a newline on POSIX.</p>"
+        "</div></div></body></html>")
+
+
+@pytest.mark.parametrize("page, title", [
+    (NODE, "OS"),  # the site's banner heading is no title, and no heading of any chunk
+    (NODE.replace("<header><h1>Node.js v20.20.2 documentation</h1></header>", ""), "OS"),
+    (NODE.replace("OS | Node.js v20.20.2 Documentation", "Operating system"), "Node.js v20.20.2 documentation"),
+    (SPHINX, "tomllib — Parse TOML files"),  # the page's own heading, as its <title> has it too
+])
+def test_an_html_title_is_the_pages_own_heading_or_its_title_tags_page_part(page, title):
+    (document,) = read(source("api/os.html", page), max_bytes=100_000)
+    assert document.title == title
+    chunks = chunk_document(document, max_chars=90)
+    assert not any("Node.js" in c.title for c in chunks) or title.startswith("Node.js")
+
+
 def test_inline_html_in_a_markdown_heading_is_not_its_title_but_an_escaped_generic_is():
     page = "# Datasets<a name=\"howitworks-datasets\"></a>\n\n## Time Boundaries<a name=\"tb\"></a>\n\nHourly.\n\n## Vec\\<T\\>\n\nA vector.\n"
     (doc,) = read(source("guide/datasets.md", page), max_bytes=100_000)
