@@ -48,8 +48,7 @@ def read_html(file: SourceFile, html: str) -> list[Document]:
         text = text.lstrip().partition("\n")[2]  # the banner line goes; what follows it stays as it was
     if not text.strip():
         return []
-    metadata = trafilatura.extract_metadata(tree, default_url=where)
-    title = lead_heading(text) or page or (heading_text(metadata.title) if metadata and metadata.title else None)
+    title = lead_heading(text) or page or _metadata_title(tree, where)
     return [Document(doc_id=source_id(file.root, file.path), title=title or PurePosixPath(file.path).stem or where,
                      text=text, url=file.url, kind="markdown", origin=file.origin, root=file.root,
                      links=html_links(html, file.url))]
@@ -60,6 +59,15 @@ def _title_parts(title: str) -> tuple[str, str]:
     title = " ".join(title.split())
     cuts = list(_SEPARATOR.finditer(title))
     return (heading_text(title[:cuts[-1].start()]), title[cuts[-1].end():]) if cuts else (heading_text(title), "")
+
+
+def _metadata_title(tree, where: str) -> str | None:
+    """trafilatura's guess from the page's metadata, for a page with no `<title>` or leading heading
+    (it picks an h1, such as mdBook's "Keyboard shortcuts" dialog, so it comes last)."""
+    import trafilatura
+
+    metadata = trafilatura.extract_metadata(tree, default_url=where)
+    return heading_text(metadata.title) if metadata and metadata.title else None
 
 
 def _same(a: str, b: str) -> bool:
