@@ -92,7 +92,9 @@ def _below_title(path: list[str], title: str) -> list[str]:
 
 
 def _pack(sections: list[Section], max_chars: int) -> list[tuple[list[str], list[Span]]]:
-    """Greedy: whole sections while they fit in the open chunk, else one section block by block."""
+    """Greedy: whole sections while they fit in the open chunk, else one section block by block.
+    A headed section's first block (its heading) always shares a chunk with the block after it: alone,
+    "### Added" over a changelog's long list was a chunk search could find and no reader could use."""
     chunks: list[tuple[list[str], list[Span]]] = []  # (heading path of the first section, blocks)
     for path, spans, _ in sections:
         if chunks and _size(chunks[-1][1] + spans) <= max_chars:
@@ -100,7 +102,8 @@ def _pack(sections: list[Section], max_chars: int) -> list[tuple[list[str], list
             continue
         chunks.append((path, []))
         for span in spans:
-            if chunks[-1][1] and _size(chunks[-1][1] + [span]) > max_chars:
+            lone_heading = bool(path) and chunks[-1][1] == spans[:1]
+            if chunks[-1][1] and _size(chunks[-1][1] + [span]) > max_chars and not lone_heading:
                 chunks.append((path, []))
             chunks[-1][1].append(span)
     return chunks

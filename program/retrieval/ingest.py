@@ -152,9 +152,10 @@ def _check(source: Source, settings: Settings, resolve: Resolve | None) -> Docum
 
 
 # bump when a reader or chunker makes something else of the same bytes (2: markdown headings lost their
-# inline HTML; 3: HTML lost its buttons, permalink anchors, inline escapes and site banner): every held
-# file is then read again, and only documents that came out different are embedded
-READERS = 3
+# inline HTML; 3: HTML lost its buttons, permalink anchors, inline escapes and site banner; 4: HTML keeps
+# wrapped headings, and a heading shares its chunk with the block under it): every held file is then
+# read again, and only documents that came out different are embedded
+READERS = 4
 
 
 class _HeldFiles(NamedTuple):

@@ -2,7 +2,12 @@
 
 The document text is that markdown, so chunk offsets point into it, not into the HTML. Before
 extraction the page loses what it shows as controls rather than content: buttons (rustdoc's "Copy
-item path", inside every item's title) and permalink anchors (Sphinx's and MkDocs' ¶, rustdoc's §).
+item path", inside every item's title), permalink anchors (Sphinx's and MkDocs' ¶, rustdoc's §) and
+empty link targets.
+A heading that wrapper elements hold alone (DocBook's `<div class="titlepage"><div><div><h2>`) is
+lifted out of them, and a page that marks no `<main>` gets one around its body: trafilatura drops a
+wrapped heading, and on a page with no main container it gathers loose paragraphs and no heading
+at all, so every chunk of a DocBook manual (Valgrind's, PostgreSQL's) had only the page's title.
 After it, the text loses trafilatura's escapes of inline characters outside code: `first\\_key\\_value`
 is one BM25 term again, as a question spells it, and a quote reads as the page does.
 The title is the page's own `# heading`, else the page part of its `<title>` ("OS" of "OS | Node.js
@@ -30,6 +35,7 @@ _CODE_MARK = re.compile(r"(?<!\\)`")  # an inline code span opens or closes; an 
 _PERMALINK_TEXT = re.compile(r"^\W{1,2}$")
 # "<page> | <site>": the last of these separators in a page's <title> starts the site's name
 _SEPARATOR = re.compile(r"\s[|\-–—·]\s")
+_WRAPPERS = {"div", "span", "header", "hgroup"}  # elements that only group: a heading alone in one is still a heading
 
 
 def read_html(file: SourceFile, html: str) -> list[Document]:
@@ -41,6 +47,8 @@ def read_html(file: SourceFile, html: str) -> list[Document]:
     if tree is None:
         return []
     _drop_controls(tree)
+    _lift_headings(tree)
+    _mark_main(tree)
     text = _unescaped(trafilatura.extract(tree, url=where, output_format="markdown", include_tables=True,
                                          include_links=False) or "")
     page, site = _title_parts(tree.findtext(".//title") or "")
@@ -75,10 +83,39 @@ def _same(a: str, b: str) -> bool:
 
 
 def _drop_controls(tree) -> None:
-    """Remove buttons and permalink anchors from the parsed page, keeping the text that follows each."""
-    for element in tree.xpath("//button | //a[starts-with(@href, '#')]"):
-        if element.tag == "button" or _PERMALINK_TEXT.match(element.text_content().strip()):
+    """Remove buttons, permalink anchors and empty link targets (DocBook's `<a name="…"></a>` in
+    every heading, which trafilatura weighs as a link) from the parsed page, keeping the text that
+    follows each."""
+    for element in tree.xpath("//button | //a[starts-with(@href, '#')] | //a[not(@href)]"):
+        if element.tag == "button" or _PERMALINK_TEXT.match(element.text_content().strip()) or \
+                (element.get("href") is None and len(element) == 0 and not element.text_content().strip()):
             element.drop_tree()
+
+
+def _lift_headings(tree) -> None:
+    """Replace each wrapper that holds only a heading (no text, no other element) by the heading."""
+    for heading in tree.xpath("//h1 | //h2 | //h3 | //h4 | //h5 | //h6"):
+        wrapper = heading.getparent()
+        while wrapper is not None and wrapper.tag in _WRAPPERS and _holds_only(wrapper, heading) \
+                and wrapper.getparent() is not None:
+            heading.tail = wrapper.tail
+            wrapper.getparent().replace(wrapper, heading)
+            wrapper = heading.getparent()
+
+
+def _holds_only(wrapper, heading) -> bool:
+    return len(wrapper) == 1 and not (wrapper.text or "").strip() and not (heading.tail or "").strip()
+
+
+def _mark_main(tree) -> None:
+    """Wrap the body of a page with no `<main>` in one; trafilatura looks for it after its other guesses."""
+    body = tree.find(".//body")
+    if body is None or tree.find(".//main") is not None:
+        return
+    main = body.makeelement("main")
+    main.text, body.text = body.text, None
+    main.extend(list(body))
+    body.append(main)
 
 
 def _unescaped(markdown: str) -> str:

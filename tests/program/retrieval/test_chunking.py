@@ -53,3 +53,12 @@ def test_a_code_fence_is_never_split_even_when_too_long():
     # the "# step" lines inside the fence are code, not headings
     assert all("step" not in c.title for c in chunks)
     assert [c.chunk_index for c in chunks] == list(range(len(chunks)))
+
+
+def test_a_heading_stays_with_the_block_under_it_however_long_that_block():
+    changes = "\n".join(f"- Fixed bug {i} in the resolver." for i in range(40))  # one block, past max_chars
+    chunks = chunk_document(markdown(f"# Changelog\n\nRecent changes.\n\n### Added\n\n{changes}\n\n### Fixed\n\nNothing."),
+                            max_chars=300)
+    assert not any(c.text.strip() in ("### Added", "### Fixed") for c in chunks)
+    added = next(c for c in chunks if c.text.startswith("### Added"))
+    assert changes in added.text and added.title == "Guide > Changelog > Added"

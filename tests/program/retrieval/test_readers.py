@@ -87,9 +87,10 @@ def test_markdown_takes_its_title_from_the_leading_heading_and_keeps_offsets():
 def test_rst_section_titles_become_the_heading_path_and_a_literal_block_stays_whole():
     document, chunks = chunks_of("manual.rst", RST, max_chars=50)
     assert document.title == "Widget manual" and document.kind == "rst"
-    assert [c.heading_path for c in chunks] == [[], ["Install"], ["Install"], ["Install"], ["Calibrate"]]
+    assert [c.heading_path for c in chunks] == [[], ["Install"], ["Install"], ["Calibrate"]]
     literal = next(c for c in chunks if "widget --bolt" in c.text)
-    assert "widget --check" in literal.text and literal.text.startswith("Bolt it down::")
+    # the title is no chunk of its own: it opens the chunk of the block under it
+    assert "widget --check" in literal.text and literal.text.startswith("Install\n-------\n\nBolt it down::")
     assert_offsets(document, chunks)
 
 
@@ -255,6 +256,33 @@ def test_a_rustdoc_page_loses_its_buttons_permalinks_and_escapes_but_not_its_cod
     _, chunks = chunks_of("std/collections/struct.BTreeMap.html", RUSTDOC, max_chars=120)
     paths = [" / ".join(c.heading_path) for c in chunks]
     assert "Examples" in paths and not any("not a heading" in p for p in paths)  # a block-start escape stays
+
+
+# DocBook's HTML (Valgrind's and PostgreSQL's manuals): every heading sits alone in wrapper divs,
+# and no element marks the main content
+DOCBOOK = ("<html><head><title>4. Memcheck: a memory error detector</title></head><body>"
+           "<div class='navheader'><table><tr><td><a href='manual-core.html'>Prev</a></td>"
+           "<td><a href='index.html'>Up</a></td><td><a href='cg-manual.html'>Next</a></td></tr></table></div>"
+           "<div class='chapter'><div class='titlepage'><div><div><h1 class='title'><a name='mc'></a>"
+           "4. Memcheck: a memory error detector</h1></div></div></div>"
+           "<div class='sect1'><div class='titlepage'><div><div><h2 class='title'><a name='mc.overview'></a>"
+           "4.1.&#160;Overview</h2></div></div></div><p>Memcheck is a memory error detector. It can detect the "
+           "following problems that are common in C and C++ programs, which are difficult to find by other "
+           "means and often remain undetected for long periods, then cause occasional crashes.</p>"
+           "<div class='itemizedlist'><ul><li><p>Accessing memory you should not.</p></li>"
+           "<li><p>Using undefined values.</p></li></ul></div></div>"
+           "<div class='sect1'><div class='titlepage'><div><div><h2 class='title'><a name='mc.leaks'></a>"
+           "4.2.&#160;Memory leak detection</h2></div></div></div>"
+           "<p>Memcheck keeps track of all heap blocks issued in response to calls to malloc.</p></div>"
+           "</div></body></html>")
+
+
+def test_a_docbook_page_keeps_its_wrapped_headings_and_lists():
+    document, chunks = chunks_of("html/mc-manual.html", DOCBOOK, max_chars=90)
+    assert document.title == "4. Memcheck: a memory error detector"
+    assert "Using undefined values." in document.text and "Prev" not in document.text
+    assert "heap blocks issued" in document.text  # the last section too
+    assert {" / ".join(c.heading_path) for c in chunks} >= {"4.1. Overview", "4.2. Memory leak detection"}
 
 
 NODE = ("<html><head><title>OS | Node.js v20.20.2 Documentation</title></head><body><div id='content'>"
