@@ -28,6 +28,9 @@ from program.retrieval.sections.python_source import python_sections
 from program.retrieval.sections.rst import rst_sections
 
 MAX_CHARS = 1200  # about the 256 tokens all-MiniLM-L6-v2 reads before it truncates
+# bump when `chunk_document` cuts the same document differently (2: a heading shares its chunk with the
+# block under it): it is part of every document's hash, so ingest chunks each held document again
+CHUNKING = 2
 
 Kind = Literal["paragraphs", "markdown", "rst", "python", "javascript", "typescript", "tsx", "rust", "go"]
 SPLITTERS: dict[str, Callable[[str], list[Section]]] = {

@@ -19,7 +19,7 @@ from pydantic import BaseModel
 from tqdm import tqdm
 
 from program.base.settings import Settings
-from program.retrieval.chunking import Chunk, Document, chunk_document
+from program.retrieval.chunking import CHUNKING, Chunk, Document, chunk_document
 from program.retrieval.corpora import local_documents, web_documents
 from program.retrieval.embeddings import Embedder, load_embedder
 from program.retrieval.open_store import open_store
@@ -63,10 +63,11 @@ def text_hash(chunk: Chunk, version: str, document: str = "") -> str:
 
 
 def document_hash(document: Document, version: str) -> str:
+    """What a document's chunks depend on: its content, the embedding version and the chunking."""
     # the file hash is where the document came from, not what it says; a page with no links hashes as before
     # links were read: an index built before either existed stays valid
     unread = {"file_hash"} | (set() if document.links else {"links"})
-    return hashlib.sha256(f"{version}\n{document.model_dump_json(exclude=unread)}".encode()).hexdigest()
+    return hashlib.sha256(f"{version}\n{CHUNKING}\n{document.model_dump_json(exclude=unread)}".encode()).hexdigest()
 
 
 def index_documents(store: Store, collection: str, documents: Iterable[Document], *, embedder: Embedder,

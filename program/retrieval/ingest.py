@@ -30,7 +30,7 @@ from tqdm import tqdm
 
 from program.base.errors import IngestError
 from program.base.settings import Settings
-from program.retrieval.chunking import Document
+from program.retrieval.chunking import CHUNKING, Document
 from program.retrieval.embeddings import VERSION, Embedder, load_embedder
 from program.retrieval.fetch import Resolve, check_url, fetch_page, is_allowed
 from program.retrieval.indexing import (
@@ -151,10 +151,10 @@ def _check(source: Source, settings: Settings, resolve: Resolve | None) -> Docum
     return check_path(Path(source))
 
 
-# bump when a reader or chunker makes something else of the same bytes (2: markdown headings lost their
-# inline HTML; 3: HTML lost its buttons, permalink anchors, inline escapes and site banner; 4: HTML keeps
-# wrapped headings, and a heading shares its chunk with the block under it): every held file is then
-# read again, and only documents that came out different are embedded
+# bump when a reader makes another document of the same bytes (2: markdown headings lost their inline
+# HTML; 3: HTML lost its buttons, permalink anchors, inline escapes and site banner; 4: HTML keeps wrapped
+# headings): every held file is then read again, and only documents that came out different are embedded.
+# A new chunking is `chunking.CHUNKING`'s bump: a document's hash holds it
 READERS = 4
 
 
@@ -165,8 +165,8 @@ class _HeldFiles(NamedTuple):
     files: dict[str, tuple[str, list[str]]]  # origin -> (its file hash, its doc_ids)
 
     def digest(self, file: SourceFile) -> str:
-        """What a file's documents depend on: its bytes, where it is, the readers and the embedding version."""
-        return hashlib.sha256(f"{self.version}\n{READERS}\n{file.origin}\n{file.url}\n".encode() + file.data).hexdigest()
+        """What a file's chunks depend on: its bytes, where it is, the readers, the chunking and the embedding version."""
+        return hashlib.sha256(f"{self.version}\n{READERS}\n{CHUNKING}\n{file.origin}\n{file.url}\n".encode() + file.data).hexdigest()
 
     def unchanged(self, file: SourceFile, digest: str) -> list[str]:
         """The doc_ids the index holds of `file` when it is unchanged; [] when it must be read."""

@@ -255,6 +255,21 @@ def test_a_page_read_twice_as_html_and_as_its_source_is_noted_and_both_indexed(t
     assert main([*args, "--exclude", "*.md"]) == 0 and "note:" not in capsys.readouterr().err
 
 
+def test_a_new_chunking_chunks_every_held_document_again(tree, tmp_path, embedder, monkeypatch):
+    # the same documents, cut another way: without the bump, held documents kept their old chunks
+    import program.retrieval.indexing as indexing
+    import program.retrieval.ingest as ingest_module
+
+    client = memory_store()
+    first = run([tree], tmp_path, client, embedder)
+    assert run([tree], tmp_path, client, embedder).embedded == 0
+    bumped = indexing.CHUNKING + 1
+    for module in (indexing, ingest_module):
+        monkeypatch.setattr(module, "CHUNKING", bumped)
+    again = run([tree], tmp_path, client, embedder)
+    assert again.embedded == first.chunks and run([tree], tmp_path, client, embedder).embedded == 0
+
+
 def test_new_readers_read_every_held_file_again_but_embed_only_what_came_out_different(tree, tmp_path, embedder,
                                                                                       monkeypatch):
     import program.retrieval.ingest as ingest_module
