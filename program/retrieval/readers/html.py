@@ -7,7 +7,7 @@ empty link targets.
 A heading that wrapper elements hold alone (DocBook's `<div class="titlepage"><div><div><h2>`) is
 lifted out of them, and a page that marks no `<main>` gets one around its body: trafilatura drops a
 wrapped heading, and on a page with no main container it gathers loose paragraphs and no heading
-at all, so every chunk of a DocBook manual (Valgrind's, PostgreSQL's) had only the page's title.
+at all, so every chunk of a DocBook manual (Valgrind's) had only the page's title.
 After it, the text loses trafilatura's escapes of inline characters outside code: `first\\_key\\_value`
 is one BM25 term again, as a question spells it, and a quote reads as the page does.
 The title is the page's own `# heading`, else the page part of its `<title>` ("OS" of "OS | Node.js

@@ -258,7 +258,7 @@ def test_a_rustdoc_page_loses_its_buttons_permalinks_and_escapes_but_not_its_cod
     assert "Examples" in paths and not any("not a heading" in p for p in paths)  # a block-start escape stays
 
 
-# DocBook's HTML (Valgrind's and PostgreSQL's manuals): every heading sits alone in wrapper divs,
+# DocBook's HTML (Valgrind's manual): every heading sits alone in wrapper divs,
 # and no element marks the main content
 DOCBOOK = ("<html><head><title>4. Memcheck: a memory error detector</title></head><body>"
            "<div class='navheader'><table><tr><td><a href='manual-core.html'>Prev</a></td>"
