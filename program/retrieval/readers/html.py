@@ -35,6 +35,8 @@ _CODE_MARK = re.compile(r"(?<!\\)`")  # an inline code span opens or closes; an 
 _PERMALINK_TEXT = re.compile(r"^\W{1,2}$")
 # "<page> | <site>": the last of these separators in a page's <title> starts the site's name
 _SEPARATOR = re.compile(r"\s[|\-–—·]\s")
+# buttons, links to a place on their own page (kept unless their text is a mark), and empty link targets
+_CONTROLS = "//button | //a[starts-with(@href, '#')] | //a[not(@href) and not(*) and not(normalize-space())]"
 _WRAPPERS = {"div", "span", "header", "hgroup"}  # elements that only group: a heading alone in one is still a heading
 
 
@@ -86,9 +88,9 @@ def _drop_controls(tree) -> None:
     """Remove buttons, permalink anchors and empty link targets (DocBook's `<a name="…"></a>` in
     every heading, which trafilatura weighs as a link) from the parsed page, keeping the text that
     follows each."""
-    for element in tree.xpath("//button | //a[starts-with(@href, '#')] | //a[not(@href)]"):
-        if element.tag == "button" or _PERMALINK_TEXT.match(element.text_content().strip()) or \
-                (element.get("href") is None and len(element) == 0 and not element.text_content().strip()):
+    for element in tree.xpath(_CONTROLS):
+        if element.tag == "button" or element.get("href") is None or \
+                _PERMALINK_TEXT.match(element.text_content().strip()):
             element.drop_tree()
 
 
