@@ -83,7 +83,7 @@ def selected(path: str, include: Sequence[str], exclude: Sequence[str]) -> bool:
     return any(fnmatch(path, glob) for glob in include) and not any(fnmatch(path, glob) for glob in exclude)
 
 
-_HTML = (".html", ".htm")
+HTML_SUFFIXES = (".html", ".htm")  # the suffixes read as HTML pages (see `program.retrieval.readers`)
 # what a page is built from, as a documentation build ships it beside the page: `fs.md` (Node's API
 # docs), `_sources/x.rst.txt` (Sphinx's copy for its "show source" link), `notes.txt`
 _MARKUP = re.compile(r"(\.(rst|md|markdown|txt))+$", re.IGNORECASE)
@@ -92,7 +92,7 @@ _MARKUP = re.compile(r"(\.(rst|md|markdown|txt))+$", re.IGNORECASE)
 def twin_pages(origins: Iterable[str]) -> list[tuple[str, str]]:
     """(page, source) pairs among `origins`: an HTML page and the markup it was built from, in the
     page's folder or its build's `_sources/`. Both read, each passage of the page is indexed twice."""
-    pages = {origin.rsplit(".", 1)[0]: origin for origin in origins if origin.lower().endswith(_HTML)}
+    pages = {origin.rsplit(".", 1)[0]: origin for origin in origins if origin.lower().endswith(HTML_SUFFIXES)}
     twins = []
     for origin in sorted(origins):
         page = _MARKUP.sub("", origin).replace("/_sources/", "/", 1)

@@ -24,12 +24,12 @@ from program.retrieval.readers.text import (
     read_source,
     read_text,
 )
-from program.retrieval.sources import SourceFile
+from program.retrieval.sources import HTML_SUFFIXES, SourceFile
 
 Reader = Callable[[SourceFile, str], list[Document]]  # (file, its decoded text) -> documents
 READERS: dict[str, Reader] = {
     ".md": read_markdown, ".markdown": read_markdown, ".rst": read_rst, ".py": read_python, ".txt": read_text,
-    ".html": read_html, ".htm": read_html, ".json": read_records, ".jsonl": read_records,
+    **dict.fromkeys(HTML_SUFFIXES, read_html), ".json": read_records, ".jsonl": read_records,
     ".ts": read_source("typescript"), ".mts": read_source("typescript"), ".tsx": read_source("tsx"),
     ".rs": read_source("rust"), ".go": read_source("go"),
     ".js": read_source("javascript"), ".jsx": read_source("javascript"), ".mjs": read_source("javascript"),
