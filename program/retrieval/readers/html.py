@@ -2,8 +2,8 @@
 
 The document text is that markdown, so chunk offsets point into it, not into the HTML. Before
 extraction the page loses what it shows as controls rather than content: buttons (rustdoc's "Copy
-item path", inside every item's title), permalink anchors (Sphinx's and MkDocs' ¶, rustdoc's §) and
-empty link targets.
+item path", inside every item's title), permalink anchors (Sphinx's and MkDocs' ¶, rustdoc's §),
+empty link targets and navigation lines (texinfo's "Next: …, Previous: …, Up: …").
 A heading that wrapper elements hold alone (DocBook's `<div class="titlepage"><div><div><h2>`) is
 lifted out of them, and a page that marks no `<main>` gets one around its body: trafilatura drops a
 wrapped heading, and on a page with no main container it gathers loose paragraphs and no heading
@@ -38,6 +38,10 @@ _SEPARATOR = re.compile(r"\s[|\-–—·]\s")
 # buttons, links to a place on their own page (kept unless their text is a mark), and empty link targets
 _CONTROLS = "//button | //a[starts-with(@href, '#')] | //a[not(@href) and not(*) and not(normalize-space())]"
 _WRAPPERS = {"div", "span", "header", "hgroup"}  # elements that only group: a heading alone in one is still a heading
+# the link types (HTML's `rel`) of a page's place in its manual, and the words that label them
+_NAV_RELS = {"next", "prev", "previous", "up", "index", "contents", "start"}
+_NAV_LABELS = {"next", "previous", "prev", "up", "index", "contents", "top"}
+_BLOCKS = ("p", "div", "li", "nav", "header", "footer")  # not a table cell: a row keeps its shape
 
 
 def read_html(file: SourceFile, html: str) -> list[Document]:
@@ -49,6 +53,7 @@ def read_html(file: SourceFile, html: str) -> list[Document]:
     if tree is None:
         return []
     _drop_controls(tree)
+    _drop_nav_lines(tree)
     _lift_headings(tree)
     _mark_main(tree)
     text = _unescaped(trafilatura.extract(tree, url=where, output_format="markdown", include_tables=True,
@@ -92,6 +97,29 @@ def _drop_controls(tree) -> None:
         if element.tag == "button" or element.get("href") is None or \
                 _PERMALINK_TEXT.match(element.text_content().strip()):
             element.drop_tree()
+
+
+def _drop_nav_lines(tree) -> None:
+    """Remove each block that is only a navigation line: links to the next, previous or parent page,
+    the index or the contents, and their labels. Texinfo puts "Next: Types, Previous: The Basics, Up:
+    Using libffi [Index]" over every node of a GNU manual, and each one opened a chunk (57 of them in
+    Nettle's one-page manual)."""
+    checked = set()  # subtle: each block is read once, however many links it holds, so the pass stays linear
+    for link in tree.xpath("//a[@rel]"):
+        if not _NAV_RELS & set(link.get("rel").lower().split()):
+            continue
+        block = next(link.iterancestors(*_BLOCKS), None)
+        if block is None or block in checked:
+            continue
+        checked.add(block)
+        if block.getparent() is not None and _labels_only(block):
+            block.drop_tree()
+
+
+def _labels_only(block) -> bool:
+    """The block's text outside its links is only navigation labels and punctuation."""
+    words = re.findall(r"\w+", " ".join(block.xpath(".//text()[not(ancestor::a)]")).lower())
+    return set(words) <= _NAV_LABELS
 
 
 def _lift_headings(tree) -> None:

@@ -285,6 +285,27 @@ def test_a_docbook_page_keeps_its_wrapped_headings_and_lists():
     assert {" / ".join(c.heading_path) for c in chunks} >= {"4.1. Overview", "4.2. Memory leak detection"}
 
 
+# texinfo's HTML (GNU manuals: libffi, Nettle): a navigation line over each node, and one under it
+# whose links carry no `rel` but the index's
+TEXINFO = ("<html><head><title>Types (libffi)</title></head><body><div class='section' id='Types'>"
+           "<div class='header'><p>Next: <a href='Multiple-ABIs.html' accesskey='n' rel='next'>Multiple ABIs</a>, "
+           "Previous: <a href='Simple-Example.html' rel='prev'>Simple Example</a>, Up: <a href='Using-libffi.html' "
+           "rel='up'>Using libffi</a> &nbsp; [<a href='Index.html' title='Index' rel='index'>Index</a>]</p></div><hr>"
+           "<h3 class='section'>2.3 Types</h3><p>Libffi provides a number of built-in type descriptors, read on in "
+           "<a href='Structures.html' rel='next'>the next section</a> for structures.</p>"
+           "<table><tr><td><a href='Index.html' rel='index'>Index</a></td><td>Function and concept index.</td></tr>"
+           "</table><div class='header'><p>Next: <a href='Multiple-ABIs.html'>Multiple ABIs</a>, Up: "
+           "<a href='Using-libffi.html'>Using libffi</a> &nbsp; [<a href='Index.html' rel='index'>Index</a>]</p>"
+           "</div></div></body></html>")
+
+
+def test_a_texinfo_page_loses_its_navigation_lines_but_not_a_sentence_that_links_on():
+    document, _ = chunks_of("html/Types.html", TEXINFO, max_chars=400)
+    assert "Previous" not in document.text and "Up:" not in document.text and "Next:" not in document.text
+    assert "read on in the next section for structures" in " ".join(document.text.split())
+    assert "Function and concept index." in document.text and "Index" in document.text  # a table row keeps its cells
+
+
 NODE = ("<html><head><title>OS | Node.js v20.20.2 Documentation</title></head><body><div id='content'>"
         "<header><h1>Node.js v20.20.2 documentation</h1></header><div id='apicontent'><h2>OS</h2>"
         "<p>The node:os module provides operating system-related utility methods and properties.</p>"
