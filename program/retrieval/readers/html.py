@@ -56,8 +56,8 @@ def read_html(file: SourceFile, html: str) -> list[Document]:
     _drop_nav_lines(tree)
     _lift_headings(tree)
     _mark_main(tree)
-    text = _unescaped(trafilatura.extract(tree, url=where, output_format="markdown", include_tables=True,
-                                         include_links=False) or "")
+    text = _unescaped(_unglued_fences(trafilatura.extract(tree, url=where, output_format="markdown",
+                                                          include_tables=True, include_links=False) or ""))
     page, site = _title_parts(tree.findtext(".//title") or "")
     if site and _same(lead_heading(text) or "", site):
         text = text.lstrip().partition("\n")[2]  # the banner line goes; what follows it stays as it was
@@ -146,6 +146,30 @@ def _mark_main(tree) -> None:
     main.text, body.text = body.text, None
     main.extend(list(body))
     body.append(main)
+
+
+def _unglued_fences(markdown: str) -> str:
+    """`markdown` with each code fence that trafilatura glued to the end of a line of text ("For
+    example: ```", a list item's code block) or indented (a `<pre>` inside a paragraph) on a line of
+    its own. Glued, the fence opened nothing and its closing line opened a block instead, so what
+    followed read as code up to the next fence: in Nettle's manual, 2,864 lines holding 84 headings."""
+    lines, fence = [], None
+    for line in markdown.split("\n"):
+        glued = _glued_fence(line) if fence is None and next_fence(None, line) is None else None
+        for part in [part for part in glued if part] if glued else [line]:
+            fence = next_fence(fence, part)
+            lines.append(part)
+    return "\n".join(lines)
+
+
+def _glued_fence(line: str) -> tuple[str, str] | None:
+    """(the text, the fence) of a line that ends with a fence marker after text or past a fence's
+    indent; trafilatura never writes a closing fence so, so this one opens a block. Its fences are
+    three marks: a fourth backtick closes inline code (xsltproc's "`ENCODING````")."""
+    stripped = line.rstrip(" \t")
+    if stripped.endswith(("```", "~~~")):
+        return stripped[:-3].rstrip(), stripped[-3:]
+    return None
 
 
 def _unescaped(markdown: str) -> str:

@@ -306,6 +306,23 @@ def test_a_texinfo_page_loses_its_navigation_lines_but_not_a_sentence_that_links
     assert "Function and concept index." in document.text and "Index" in document.text  # a table row keeps its cells
 
 
+# a code block inside a list item (the Cargo book) and multi-line code inside a paragraph (Valgrind's
+# manual): trafilatura glues the opening fence to the text before it, or indents it past a fence's
+GLUED = ("<html><head><title>Profiles</title></head><body><main><h1>Profiles</h1><ul><li>Add to your "
+         "<code>Cargo.toml</code>: <pre><code>[profile.dev]\ncodegen-backend = \"cranelift\"</code></pre></li>"
+         "<li>Run Cargo with the option.</li></ul><p>Collection is toggled by the client request\n      <code>"
+         "\n      \n      CALLGRIND_TOGGLE_COLLECT\n      ;</code>\n      at the needed code positions.</p>"
+         "<h2>Build dependencies</h2><p>Build scripts are built with the dev profile_first.</p></main></body></html>")
+
+
+def test_a_code_fence_glued_to_its_line_opens_a_block_and_what_follows_is_prose_again():
+    document, chunks = chunks_of("profiles.html", GLUED, max_chars=80)
+    assert "Cargo.toml`:\n```\n[profile.dev]" in document.text and "client request\n```\n" in document.text
+    # the heading after the blocks is a heading, and the prose under it loses its escapes
+    assert "Build dependencies" in {" / ".join(c.heading_path) for c in chunks}
+    assert "profile_first" in document.text
+
+
 NODE = ("<html><head><title>OS | Node.js v20.20.2 Documentation</title></head><body><div id='content'>"
         "<header><h1>Node.js v20.20.2 documentation</h1></header><div id='apicontent'><h2>OS</h2>"
         "<p>The node:os module provides operating system-related utility methods and properties.</p>"
