@@ -191,7 +191,8 @@ class RunState:
 
     def set_draft(self, answer: str | None, short_answer: str | None) -> None:
         self.draft = (answer or "").strip() or self.draft
-        self.short_answer = recorded_short_answer(self.question, short_answer or "", answer or "")
+        self.short_answer = recorded_short_answer(self.question, short_answer or "", answer or "",
+                                                  [p.title for p in self.pool.passages])
         self._draft_version = self._evidence_version
         if self._current is not None:
             self._current.short_answer = self.short_answer  # the step's own draft, in the trace

@@ -3,14 +3,17 @@
 A small LM's short answer drifts from its own explanation: "1" beside "The default maxsize of
 functools.lru_cache is 128 [2]", or a whole quoted passage past the 80-character cap. The span
 recorded is the short answer cleaned and capped, and, when it shares no word with the
-explanation or copies an evidence line (`index «Testing Click Applications: …»`), the
-explanation's own answer. `None`, `null` and `0` are answers ("what does
+explanation, copies an evidence line (`index «Testing Click Applications: …»`) or copies a
+passage's heading path ("4. Memcheck: a memory error detector > 4.2. Explan…": where the answer
+is, not what it is), the explanation's own answer. `None`, `null` and `0` are answers ("what does
 shutil.which return if no command is found?"), not refusals. No LM, no I/O.
 """
 
 from __future__ import annotations
 
+import os
 import re
+from collections.abc import Iterable
 
 # what a small LM writes for "the evidence does not say"; subtle: not "none", which is an answer
 _UNKNOWN = re.compile(r"^\W*(unknown|not (stated|given|found|mentioned|known)|n/a|no answer|cannot be determined)\W*$",
@@ -35,16 +38,31 @@ def is_verdict(short_answer: str) -> bool:
     return short_answer.strip(" .!").lower() in VERDICTS
 
 
-def recorded_short_answer(question: str, short_answer: str, explanation: str) -> str:
+def recorded_short_answer(question: str, short_answer: str, explanation: str, titles: Iterable[str] = ()) -> str:
     """The short answer as a clean span of at most `LIMIT` characters that agrees with the
-    explanation; the explanation's own answer when the short answer shares no word with it, or is
-    an evidence line copied whole ("" when the explanation is a copy too: nothing was answered)."""
+    explanation; the explanation's own answer when the short answer shares no word with it, is
+    an evidence line copied whole ("" when the explanation is a copy too: nothing was answered),
+    or copies one of the shown passages' `titles` past a heading-path separator."""
     if _ECHO.match(short_answer):
         return "" if _ECHO.match(explanation) else _own_answer(question, explanation)
     short = _clean(short_answer)
-    if says_unknown(short) or is_verdict(short) or not explanation.strip() or _agrees(short, explanation):
+    if says_unknown(short) or is_verdict(short) or not explanation.strip():
+        return short
+    if _agrees(short, explanation) and not _copies_path(short, titles):
         return short
     return _own_answer(question, explanation) or short
+
+
+def _copies_path(short: str, titles: Iterable[str]) -> bool:
+    """The short answer repeats a title's heading path up to and past one of its " > " separators.
+    subtle: a title alone ("YG Entertainment", a page's name) can be the answer; its path cannot."""
+    flat = " ".join(short.split())
+    for title in titles:
+        title = " ".join(title.split())
+        cut = title.find(" > ")
+        if cut > 0 and len(os.path.commonprefix([flat, title])) >= cut + 2:
+            return True
+    return False
 
 
 def _clean(text: str) -> str:

@@ -45,3 +45,18 @@ def test_an_evidence_line_copied_whole_is_no_short_answer():
     web = "web docs.python.org «json — JSON encoder and decoder: ..."
     assert recorded_short_answer("What encodes JSON?", web, "json.dumps encodes it [1].") == "json.dumps"
     assert recorded_short_answer("Which index?", "index 3", "Index 3 [1].") == "index 3"
+
+
+def test_a_passage_s_heading_path_copied_is_no_short_answer_but_a_page_s_name_is():
+    q = "Which Memcheck option tells you where an uninitialised value came from?"
+    titles = ["4. Memcheck: a memory error detector > 4.2. Explanation of error messages from Memcheck", "Valgrind"]
+    copied = "4. Memcheck: a memory error detector > 4.2. Explan"
+    assert recorded_short_answer(q, copied, "The option is --track-origins=yes [1].", titles) == "--track-origins=yes"
+    assert recorded_short_answer(q, "Overriding Dependencies >", "The option is --track-origins=yes [1].",
+                                 ["Overriding Dependencies > Testing a bugfix"]) == "--track-origins=yes"
+    # a title's first part is a name, and a name can be the answer
+    assert recorded_short_answer("Who formed 2NE1?", "YG Entertainment", "YG Entertainment formed 2NE1 [1].",
+                                 ["YG Entertainment > History", "2NE1"]) == "YG Entertainment"
+    agreeing = "Memcheck sets it with --track-origins=yes [1]."  # shares "Memcheck" with the copy
+    assert recorded_short_answer(q, copied, agreeing) == copied  # no title shown: nothing says it is a path
+    assert "--track-origins=yes" in recorded_short_answer(q, copied, agreeing, titles)
