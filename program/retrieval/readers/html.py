@@ -164,7 +164,7 @@ def _unglued_fences(markdown: str) -> str:
 
 def _glued_fence(line: str) -> tuple[str, str] | None:
     """(the text, the fence) of a line that ends with a fence marker after text or past a fence's
-    indent; trafilatura never writes a closing fence so, so this one opens a block. Its fences are
+    indent; trafilatura never writes a closing fence that way, so this one opens a block. Its fences are
     three marks: a fourth backtick closes inline code (xsltproc's "`ENCODING````")."""
     stripped = line.rstrip(" \t")
     if stripped.endswith(("```", "~~~")):
