@@ -69,6 +69,7 @@ class Progress:
     draft_unknown: bool = False  # the draft's short answer says the evidence lacks it
     answer_support: float = 1.0  # how much of the draft's short answer its cited passages use (see signals.answer_support)
     answer_similarity: float | None = None  # how on topic the passage it comes from is (see signals.source_similarity)
+    answer_reached: bool = True  # the passage it comes from is reached from the question's names (see signals.answer_reached)
     verdict: Verdict | None = None  # the judge's verdict over the current evidence, if any
     question: str = ""
     expansions: int = 0  # retrieval rounds after the first
@@ -182,8 +183,10 @@ def _names_off_topic(s: Signals, t: Thresholds) -> bool:
 
 def _unsupported(p: Progress, t: Thresholds) -> bool:
     """The current draft answers, but no passage it cites uses its short answer, or the one that
-    does is off topic (under `answer_source_similarity`): that is no answer."""
-    return p.draft_current and not p.draft_unknown and (p.answer_support < t.answer_support or _off_topic_source(p, t))
+    does is off topic (under `answer_source_similarity`) or reached from none of the question's
+    names: that is no answer."""
+    return p.draft_current and not p.draft_unknown and (p.answer_support < t.answer_support or _off_topic_source(p, t)
+                                                        or not p.answer_reached)
 
 
 def _off_topic_source(p: Progress, t: Thresholds) -> bool:
@@ -191,9 +194,11 @@ def _off_topic_source(p: Progress, t: Thresholds) -> bool:
 
 
 def _unsupported_reason(p: Progress, t: Thresholds) -> str:
-    if p.answer_support >= t.answer_support:
+    if p.answer_support < t.answer_support:
+        return f"no passage the answer cites uses its short answer (support {p.answer_support:.2f})"
+    if _off_topic_source(p, t):
         return f"the passage its short answer comes from is off topic (similarity {p.answer_similarity:.2f})"
-    return f"no passage the answer cites uses its short answer (support {p.answer_support:.2f})"
+    return "the passage its short answer comes from is reached from none of the question's names"
 
 
 def _off_topic(s: Signals, p: Progress, b: Budget, t: Thresholds) -> Decision:

@@ -38,7 +38,7 @@ from program.evidence import EvidencePool, Shown
 from program.gate import Progress, Verdict, gives_no_answer, strong_hits
 from program.provenance import web_sourced
 from program.retrieval.passage import Passage
-from program.signals import Signals, answer_support, source_similarity
+from program.signals import Signals, answer_reached, answer_support, source_similarity
 from program.thresholds import Thresholds
 
 
@@ -123,12 +123,16 @@ class RunState:
 
     def progress(self) -> Progress:
         current = self._verdict if self._verdict_version == self._evidence_version else None
-        cited = self._cited()
+        shown = self._cited()
+        # each cited passage as shown, with its similarity to the query that found it
+        cited = [(f"{s.passage.title} {s.text}", s.passage.similarity) for s in shown]
         return Progress(question=self.question, has_draft=bool(self.draft),
                         draft_current=self._draft_version == self._evidence_version,
                         draft_unknown=says_unknown(self.short_answer), verdict=current,
                         answer_support=answer_support(self.short_answer, [t for t, _ in cited], self.question),
                         answer_similarity=source_similarity(self.short_answer, cited),
+                        answer_reached=answer_reached(self.short_answer, [s.passage for s in shown],
+                                                      self.pool.passages, self.key_concepts),
                         expansions=self.resources.doc_queries + self.resources.web_searches + self.resources.breadth_rounds,
                         breadth_rounds=self.resources.breadth_rounds,
                         doc_rounds=self.resources.doc_queries,
@@ -137,11 +141,10 @@ class RunState:
                         searched_web=frozenset(self.searched_web),
                         web_sourced_gaps=web_sourced(current.gaps, self.asked, self.pool.passages) if current else frozenset())
 
-    def _cited(self) -> list[tuple[str, float | None]]:
-        """The passages the draft cites, as shown, with their similarity to the query that found
-        them; all shown ones when it cites none."""
+    def _cited(self) -> list[Shown]:
+        """The passages the draft cites, as shown; all shown ones when it cites none."""
         cited = set(cited_numbers(self.draft))
-        return [(f"{s.passage.title} {s.text}", s.passage.similarity) for s in self.shown if s.n in cited or not cited]
+        return [s for s in self.shown if s.n in cited or not cited]
 
     def _last_expansion_found_nothing(self) -> bool:
         expansions = [s for s in self.steps if s.action in ("expand_locality", "query_docs", "search_web",

@@ -282,6 +282,46 @@ def source_similarity(short_answer: str, cited: list[tuple[str, float | None]]) 
     return None if None in tied else max(tied)
 
 
+def answer_reached(short_answer: str, cited: list[Passage], pool: list[Passage], names: list[str]) -> bool:
+    """The cited passage the short answer comes from is reached from the question: it mentions one
+    of the question's names, or it and a passage so reached name each other's subjects (see
+    `subjects`), hop after hop ("He worked at Tata Consultancy Services" reaches the company's page).
+    True where there is nothing to check: a question that names nothing, an answer that is not a
+    span, or one no cited passage uses (`answer_support` speaks for that).
+    subtle: a span from a passage nothing on the question leads to is a guess, however well it
+    fits: "Phil Mitchell", an EastEnders character, for who wrote a song on Phil Spector's box set."""
+    wanted = _span_stems(short_answer)
+    if not names or not wanted or is_verdict(short_answer):
+        return True
+    shares = [(_share(wanted, f"{p.title} {p.text}"), p) for p in cited]
+    best = max((share for share, _ in shares), default=0.0)
+    if best == 0.0:
+        return True
+    reached = _reached(names, pool)
+    return any(p.chunk_id in reached for share, p in shares if share == best)
+
+
+def _reached(names: list[str], pool: list[Passage]) -> set[str]:
+    """The chunk ids of the pool's passages reached from the names: those mentioning one, then,
+    round by round, those linked to a reached passage (either one names the other's subject)."""
+    reached = {p.chunk_id for p in pool if any(loosely_mentions(n, " ".join((*subjects(p), p.text))) for n in names)}
+    frontier = [p for p in pool if p.chunk_id in reached]
+    while frontier:
+        frontier = [p for p in pool if p.chunk_id not in reached and any(_linked(p, q) for q in frontier)]
+        reached |= {p.chunk_id for p in frontier}
+    return reached
+
+
+def _linked(p: Passage, q: Passage) -> bool:
+    return any(mentions(s, q.text) for s in _link_names(p)) or any(mentions(s, p.text) for s in _link_names(q))
+
+
+def _link_names(p: Passage) -> list[str]:
+    """A passage's subjects, each also without a qualifier after a comma: a text names the
+    place "West Chicago, Illinois" as "West Chicago"."""
+    return list(dict.fromkeys(part for subject in subjects(p) for part in (subject, subject.split(", ")[0])))
+
+
 def _span_stems(short_answer: str) -> set[str]:
     return {_span_term(w) for w in terms(short_answer)} - VERDICTS
 
@@ -297,15 +337,27 @@ def _span_term(word: str) -> str:
 def fits_question(short_answer: str, question: str) -> bool:
     """The short answer adds something to the question: not only the question's own words
     (unless the question offers a choice: "A or B?", "both"), a number where it asks how
-    many, how much or which year, and a yes or no only where it asks yes or no ("where do
-    sperm gain the ability to swim?" is not answered "yes")."""
+    many, how much or which year, a yes or no only where it asks yes or no ("where do
+    sperm gain the ability to swim?" is not answered "yes"), and one of the options where it
+    offers some ("Annie Richardson" is neither Annie Morton nor Terry Richardson)."""
     if is_verdict(short_answer):
         return bool(_POLAR.match(question))
+    if (options := offered(question)) and not any(mentions(o, short_answer) or mentions(short_answer, o) for o in options):
+        return False
     said = {_STEM(w) for w in terms(short_answer)}
     asked = {_STEM(w) for w in terms(question)}
     if said <= asked and not _CHOICE.search(question):
         return False
     return not _COUNTING.search(question) or bool(_NUMBER.search(short_answer))
+
+
+def offered(question: str) -> tuple[str, ...]:
+    """The two names a question asks to choose between ("Who is older, Annie Morton or Terry
+    Richardson?"); empty for a comparison that asks something else of both ("Are A and B both ...?",
+    "What nationality were both A and B?")."""
+    names = compared_names(question)
+    between = len(names) == 2 and re.search(rf"{re.escape(names[0])}\W+or\W+{re.escape(names[1])}", question, re.I)
+    return names if between else ()
 
 
 def echoes(vectors: list[list[float]]) -> tuple[float, ...]:

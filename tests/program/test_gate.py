@@ -345,6 +345,17 @@ def test_a_span_read_from_an_off_topic_passage_is_read_again_then_refused():
         assert decide(signals(), replace(judged, answer_similarity=known), NO_WEB, T).action == "answer"
 
 
+def test_a_span_from_a_passage_no_question_name_leads_to_is_read_again_then_refused():
+    # "Phil Mitchell", a soap character, for who wrote a song on Phil Spector's box set
+    draft = Progress(has_draft=True, draft_current=True, answer_support=1.0, answer_similarity=0.45,
+                     answer_reached=False)
+    again = decide(signals(), draft, NO_WEB, T)
+    assert (again.action, again.rule) == ("judge", "answer_unsupported") and "none of the question's names" in again.reason
+    judged = replace(draft, verdict=Verdict(True, 0.9))
+    assert decide(signals(), judged, NO_WEB, T).rule == "answer_unsupported"
+    assert decide(signals(), replace(judged, answer_reached=True), NO_WEB, T).action == "answer"
+
+
 def test_the_answer_source_bar_is_apart_from_the_bar_for_refusing_unread():
     # a corpus whose unanswerable questions sit beside on-topic passages raises the bar for a span's source alone
     raised = T.model_copy(update={"answer_source_similarity": 0.5})

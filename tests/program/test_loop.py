@@ -88,6 +88,15 @@ def test_an_unsupported_draft_asks_the_judge_whose_draft_is_the_answer():
     assert result.trace.steps[1].short_answer is None
 
 
+def test_a_span_from_a_passage_nothing_on_the_question_leads_to_is_read_again_by_the_judge():
+    stranger = passage("Chief of Staff", "A chief of staff runs an office.", similarity=0.6)
+    lm = scripted_lm(draft("Chief of Staff", "She held the office of Chief of Staff [3]."), verdict(True, 0.9))
+    result = run(lm, docs=FLAT[:2] + [stranger], question="Which office did the star of Kiss and Tell hold?")
+    assert rules(result) == ["ambiguous", "answer_unsupported", "judge_sufficient"]
+    assert "none of the question's names" in result.trace.steps[3].reason
+    assert result.short_answer == "Shirley Temple" and not result.abstained
+
+
 def test_a_yes_to_a_question_that_asks_no_yes_or_no_is_read_again_by_the_judge():
     result = run(scripted_lm(draft("yes", "She held an office [1]."), verdict(True, 0.9)))
     assert rules(result) == ["ambiguous", "answer_unsupported", "judge_sufficient"]
@@ -95,7 +104,8 @@ def test_a_yes_to_a_question_that_asks_no_yes_or_no_is_read_again_by_the_judge()
 
 
 def test_the_judges_gaps_re_query_the_collection_without_a_rewrite_call():
-    search = FakeSearch(FLAT + [passage("Protocol", "Protocol chiefs lead diplomatic ceremonies.", similarity=0.6)])
+    search = FakeSearch(FLAT + [passage("Protocol", "Protocol chiefs such as Shirley Temple lead diplomatic ceremonies.",
+                                        similarity=0.6)])
     lm = scripted_lm(GUESS, verdict(False, 0.2, ["Protocol chiefs"], short="Prime Minister"),
                      draft("Chief of Protocol", "Chief of Protocol [4]."))
     result = run(lm, search=search)

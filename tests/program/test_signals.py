@@ -13,6 +13,7 @@ from program.gate import (
     uncovered,
 )
 from program.signals import (
+    answer_reached,
     answer_support,
     bridge_entities,
     echoes,
@@ -273,6 +274,11 @@ def test_after_a_web_search_a_bridge_question_s_terms_count_in_the_web_s_pages_t
 @pytest.mark.parametrize("short, question, fits", [
     ("Victoria Cross", "who is awarded the honour of victoria cross", False),  # an echo of the question
     ("Ed Wood", "Who is older, Scott Derrickson or Ed Wood?", True),  # a choice the question offers
+    ("Wood", "Who is older, Scott Derrickson or Ed Wood?", True),
+    ("Robert Erskine Childers DSC", "Which writer was from England, Henry Roth or Robert Erskine Childers?", True),
+    ("Annie Richardson", "Who is older, Annie Morton or Terry Richardson?", False),  # neither option
+    ("Robert Caesar Childers", "Which writer was from England, Henry Roth or Robert Erskine Childers?", False),
+    ("American", "What nationality were both Scott Derrickson and Ed Wood?", True),  # no choice offered
     ("Jacob", "how many episodes of supergirl is superman in", False),  # not a number
     ("three", "how many episodes of supergirl is superman in", True),
     ("128", "What is the default maxsize of functools.lru_cache?", True),
@@ -302,6 +308,43 @@ def test_answer_support_is_the_share_of_the_answer_one_cited_passage_uses():
     assert answer_support("Prime Minister", cited, "Which office did she hold?") == 0.0
     assert answer_support("yes", cited, "Was she an actress?") == 1.0
     assert answer_support("yes", cited, "Which office did she hold?") == 0.0
+
+
+def test_an_answer_is_reached_from_a_question_name_directly_or_through_a_page_a_reached_passage_names():
+    warrier = passage("Sachin Warrier", "He worked as a software engineer in Tata Consultancy Services.")
+    tcs = passage("Tata Consultancy Services", "Tata Consultancy Services is headquartered in Mumbai.")
+    actor = passage("Phil Mitchell", "Phil Mitchell is a character in a soap opera set in Mumbai.")
+    names = ["Sachin Warrier"]
+    assert answer_reached("Sachin Warrier's employer", [warrier], [warrier, tcs, actor], names)
+    assert answer_reached("Mumbai", [tcs], [warrier, tcs, actor], names)  # the hop: Warrier's page names the company
+    assert not answer_reached("Mumbai", [actor], [warrier, tcs, actor], names)  # nothing on Warrier leads there
+    assert not answer_reached("Mumbai", [tcs], [tcs, actor], names)  # the bridge page is missing
+    # the link read the other way: the answer's page names the subject of a reached one
+    mentor = passage("Ravi Nair", "Ravi Nair trained Tata Consultancy Services engineers in Pune.")
+    assert answer_reached("Pune", [mentor], [warrier, tcs, mentor], names)
+
+
+def test_a_place_is_linked_by_its_name_without_its_qualifier():
+    fawell = passage("Harris W. Fawell", "Fawell is a graduate of West Chicago High School.")
+    city = passage("West Chicago, Illinois", "West Chicago is a city in DuPage County, Illinois.")
+    assert answer_reached("DuPage County", [city], [fawell, city], ["Harris W. Fawell"])
+
+
+def test_documentation_passages_are_reached_by_their_heading_path_and_unrelated_sections_are_not():
+    # a user's own docs: the name is in a section's heading path, not its text
+    lock = passage("Cargo.lock", "The lock file records the exact version of every dependency.")
+    lock = lock.model_copy(update={"heading_path": ["The Cargo Book", "Cargo.toml vs Cargo.lock"], "origin": "guide/cargo-toml-vs-cargo-lock.md"})
+    proxy = passage("Network proxies", "Set `HTTPS_PROXY` to the address of the proxy, such as a version control server.")
+    question_names = ["Cargo"]
+    assert answer_reached("the exact version", [lock], [lock, proxy], question_names)
+    assert not answer_reached("a version control server", [proxy], [lock, proxy], question_names)
+
+
+def test_nothing_to_reach_for_a_question_naming_nothing_a_verdict_or_a_span_no_passage_uses():
+    actor = passage("Phil Mitchell", "Phil Mitchell is a character in a soap opera.")
+    assert answer_reached("a character", [actor], [actor], [])
+    assert answer_reached("yes", [actor], [actor], ["Sachin Warrier"])
+    assert answer_reached("Mumbai", [actor], [actor], ["Sachin Warrier"])  # answer_support's to refuse
 
 
 def test_a_count_in_digits_is_supported_by_a_passage_that_spells_it_out_and_the_other_way():
