@@ -273,12 +273,10 @@ def source_similarity(short_answer: str, cited: list[tuple[str, float | None]]) 
     else answers nothing: "Mauna Kea", for where life is found around hydrothermal vents, from a
     passage on the volcano 0.27 similar to the question. None for an answer that is not a span, one no cited
     passage uses, or a passage whose similarity is unknown (a web page's)."""
-    wanted = _span_stems(short_answer)
-    shares = [(_share(wanted, text), similarity) for text, similarity in cited] if wanted else []
-    best = max((share for share, _ in shares), default=0.0)
-    if best == 0.0:
+    found = _sources(_span_stems(short_answer), [text for text, _ in cited])
+    if not found:
         return None
-    tied = [similarity for share, similarity in shares if share == best]
+    tied = [cited[i][1] for i in found]
     return None if None in tied else max(tied)
 
 
@@ -295,27 +293,35 @@ def answer_reached(short_answer: str, cited: list[Passage], pool: list[Passage],
     wanted = _span_stems(short_answer)
     if not names or not wanted or is_verdict(short_answer):
         return True
-    shares = [(_share(wanted, f"{p.title} {p.text}"), p) for p in cited]
-    best = max((share for share, _ in shares), default=0.0)
-    if best == 0.0:
+    found = _sources(wanted, [f"{p.title} {p.text}" for p in cited])
+    if not found:
         return True
     reached = _reached(names, pool)
-    return any(p.chunk_id in reached for share, p in shares if share == best)
+    return any(cited[i].chunk_id in reached for i in found)
+
+
+def _sources(wanted: set[str], texts: list[str]) -> list[int]:
+    """Which of the texts use the largest share of the answer's words; none when none uses any."""
+    shares = [_share(wanted, text) for text in texts] if wanted else []
+    best = max(shares, default=0.0)
+    return [i for i, share in enumerate(shares) if share == best] if best > 0.0 else []
 
 
 def _reached(names: list[str], pool: list[Passage]) -> set[str]:
     """The chunk ids of the pool's passages reached from the names: those mentioning one, then,
     round by round, those linked to a reached passage (either one names the other's subject)."""
     reached = {p.chunk_id for p in pool if any(loosely_mentions(n, " ".join((*subjects(p), p.text))) for n in names)}
+    called = {p.chunk_id: _link_names(p) for p in pool}  # each passage's names, read once for all pairs
     frontier = [p for p in pool if p.chunk_id in reached]
     while frontier:
-        frontier = [p for p in pool if p.chunk_id not in reached and any(_linked(p, q) for q in frontier)]
+        frontier = [p for p in pool if p.chunk_id not in reached and any(_linked(p, q, called) for q in frontier)]
         reached |= {p.chunk_id for p in frontier}
     return reached
 
 
-def _linked(p: Passage, q: Passage) -> bool:
-    return any(mentions(s, q.text) for s in _link_names(p)) or any(mentions(s, p.text) for s in _link_names(q))
+def _linked(p: Passage, q: Passage, called: dict[str, list[str]]) -> bool:
+    """Either passage names the other by one of its names (`called`, by chunk id)."""
+    return any(mentions(n, q.text) for n in called[p.chunk_id]) or any(mentions(n, p.text) for n in called[q.chunk_id])
 
 
 def _link_names(p: Passage) -> list[str]:
