@@ -45,6 +45,10 @@ _ASKING = frozenset("any both but besides during many much same someone somethin
 # questions whose answer is one of their own names, and questions whose answer is a number
 _CHOICE = re.compile(r"\b(or|both|either|neither|same|between|which (one|of))\b", re.IGNORECASE)
 _COUNTING = re.compile(r"\bhow (many|much|long|old|far|tall|big|large)\b|\b(what|which) year\b", re.IGNORECASE)
+# a question opening with which, what or who (after at most a leading phrase) asks what its
+# opening asks: "Which tool measures how much memory ...?" wants a name, not a number
+_OPENING_ASK = re.compile(r"^\W*(?:[^,?]{1,60},\s*)?(?:(?:in|on|at|by|for|from|of|to|during|since|until|under|after|before)\s+)?"
+                          r"(?=(which|what|who|whom|whose)\b)", re.IGNORECASE)
 # a question that asks yes or no opens with an auxiliary or modal verb, after at most a leading
 # phrase ("In Amazon RDS, can I ..."); any other question or search query asks for a span
 _POLAR = re.compile(r"^\W*(?:[^,?]{1,60},\s*)?(is|are|was|were|am|do|does|did|can|could|will|would|shall|should|may|"
@@ -356,7 +360,13 @@ def fits_question(short_answer: str, question: str) -> bool:
     asked = {_STEM(w) for w in terms(question)}
     if said <= asked and not _CHOICE.search(question):
         return False
-    return not _COUNTING.search(question) or bool(_NUMBER.search(short_answer))
+    return not _asks_count(question) or bool(_NUMBER.search(short_answer))
+
+
+def _asks_count(question: str) -> bool:
+    """The question asks how many, how much, how long and the like, or which year."""
+    opening = _OPENING_ASK.match(question)
+    return bool(_COUNTING.match(question, opening.end())) if opening else bool(_COUNTING.search(question))
 
 
 def offered(question: str) -> tuple[str, ...]:

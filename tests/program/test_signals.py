@@ -282,6 +282,12 @@ def test_after_a_web_search_a_bridge_question_s_terms_count_in_the_web_s_pages_t
     ("Jacob", "how many episodes of supergirl is superman in", False),  # not a number
     ("three", "how many episodes of supergirl is superman in", True),
     ("128", "What is the default maxsize of functools.lru_cache?", True),
+    # a count asked in a clause is not what the question asks; its opening is
+    ("Massif", "Which Valgrind tool is a heap profiler that measures how much heap memory a program uses?", True),
+    ("--num-callers", "Which option sets how many entries a stack trace shows?", True),
+    ("Dr. Bear", "The 1920 Summer Olympics were held in a city founded in what year?", False),
+    ("Bob", "By default, how many listeners can be registered for any single event?", False),
+    ("Nigella", "How to Eat, released in which year, is a book by the celebrity cook Nigella Lawson", False),
     # yes or no answers only a question that asks it, in any corpus: not a wh-question or a search query
     ("yes", "where do sperm gain the ability to swim", False),
     ("Yes.", "1st 4th battalion king's own royal lancaster regiment", False),
