@@ -27,7 +27,7 @@ import cachetools
 import numpy as np
 from py_rust_stemmers import SnowballStemmer
 
-from program.answer.short_answer import VERDICTS, is_verdict
+from program.answer.short_answer import VERDICTS, asks_count, is_verdict, says_number
 from program.decomposition import compared_names, describes_an_entity, named_entities
 from program.evidence import approx_tokens, split_sentences, terms
 from program.retrieval.passage import Passage
@@ -42,19 +42,12 @@ _TITLE_TAIL = re.compile(r"(?<=\S)\s+[—–-]\s+|:\s+|(?<=\S)\s+\|\s+")
 # question words that say how to ask, not what to find: no passage needs to use them
 _ASKING = frozenset("any both but besides during many much same someone something other also older younger "
                     "higher lower more less most least first last whose well just only".split())
-# questions whose answer is one of their own names, and questions whose answer is a number
+# questions whose answer is one of their own names
 _CHOICE = re.compile(r"\b(or|both|either|neither|same|between|which (one|of))\b", re.IGNORECASE)
-_COUNTING = re.compile(r"\bhow (many|much|long|old|far|tall|big|large)\b|\b(what|which) year\b", re.IGNORECASE)
-# a question opening with which, what or who (after at most a leading phrase) asks what its
-# opening asks: "Which tool measures how much memory ...?" wants a name, not a number
-_OPENING_ASK = re.compile(r"^\W*(?:[^,?]{1,60},\s*)?(?:(?:in|on|at|by|for|from|of|to|during|since|until|under|after|before)\s+)?"
-                          r"(?=(which|what|who|whom|whose)\b)", re.IGNORECASE)
 # a question that asks yes or no opens with an auxiliary or modal verb, after at most a leading
 # phrase ("In Amazon RDS, can I ..."); any other question or search query asks for a span
 _POLAR = re.compile(r"^\W*(?:[^,?]{1,60},\s*)?(is|are|was|were|am|do|does|did|can|could|will|would|shall|should|may|"
                     r"might|must|has|have|had)\b", re.IGNORECASE)
-_NUMBER = re.compile(r"\d|\b(one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|twenty|thirty|forty|"
-                     r"fifty|hundred|thousand|million|billion|dozen|several|many|few)\b", re.IGNORECASE)
 # the English Snowball stemmer (the one fastembed's BM25 uses): "located"/"location", "seated"/"seats"
 _STEM = SnowballStemmer("english").stem_word
 # small counts as words and as digits are one term when a short answer is matched to its passage:
@@ -360,13 +353,7 @@ def fits_question(short_answer: str, question: str) -> bool:
     asked = {_STEM(w) for w in terms(question)}
     if said <= asked and not _CHOICE.search(question):
         return False
-    return not _asks_count(question) or bool(_NUMBER.search(short_answer))
-
-
-def _asks_count(question: str) -> bool:
-    """The question asks how many, how much, how long and the like, or which year."""
-    opening = _OPENING_ASK.match(question)
-    return bool(_COUNTING.match(question, opening.end())) if opening else bool(_COUNTING.search(question))
+    return not asks_count(question) or says_number(short_answer)
 
 
 def offered(question: str) -> tuple[str, ...]:

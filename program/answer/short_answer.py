@@ -5,8 +5,10 @@ functools.lru_cache is 128 [2]", or a whole quoted passage past the 80-character
 recorded is the short answer cleaned and capped, and, when it shares no word with the
 explanation, copies an evidence line (`index «Testing Click Applications: …»`) or copies a
 passage's heading path ("4. Memcheck: a memory error detector > 4.2. Explan…": where the answer
-is, not what it is), the explanation's own answer. `None`, `null` and `0` are answers ("what does
-shutil.which return if no command is found?"), not refusals. No LM, no I/O.
+is, not what it is), the explanation's own answer. Where a count is asked ("By default, how many
+listeners ...?") and the short answer has no number ("maximum number"), the explanation's one
+number is. `None`, `null` and `0` are answers ("what does shutil.which return if no command is
+found?"), not refusals. No LM, no I/O.
 """
 
 from __future__ import annotations
@@ -27,6 +29,14 @@ LIMIT = 80  # the signatures' ShortAnswer cap, which the LM's grammar does not a
 # an evidence line copied whole (program.evidence.format_evidence: `index «title: text»`); « is the
 # evidence's own quote mark, never an answer's
 _ECHO = re.compile(r"^\W*(\[\d+\]\s*)?(index|web)\b[^«\n]{0,80}«")
+_COUNTING = re.compile(r"\bhow (many|much|long|old|far|tall|big|large)\b|\b(what|which) year\b", re.IGNORECASE)
+# a question opening with which, what or who (after at most a leading phrase) asks what its
+# opening asks: "Which tool measures how much memory ...?" wants a name, not a number
+_OPENING_ASK = re.compile(r"^\W*(?:[^,?]{1,60},\s*)?(?:(?:in|on|at|by|for|from|of|to|during|since|until|under|after|before)\s+)?"
+                          r"(?=(which|what|who|whom|whose)\b)", re.IGNORECASE)
+_NUMBER = re.compile(r"\d|\b(one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|twenty|thirty|forty|"
+                     r"fifty|hundred|thousand|million|billion|dozen|several|many|few)\b", re.IGNORECASE)
+_NUMERAL = re.compile(r"\b\d+(?:[.,]\d+)*")  # "9,984", "1.66.0", "10" of "10MB"; not the 2 of "EC2"
 
 
 def says_unknown(short_answer: str) -> bool:
@@ -38,16 +48,29 @@ def is_verdict(short_answer: str) -> bool:
     return short_answer.strip(" .!").lower() in VERDICTS
 
 
+def asks_count(question: str) -> bool:
+    """The question asks how many, how much, how long and the like, or which year."""
+    opening = _OPENING_ASK.match(question)
+    return bool(_COUNTING.match(question, opening.end())) if opening else bool(_COUNTING.search(question))
+
+
+def says_number(text: str) -> bool:
+    return bool(_NUMBER.search(text))
+
+
 def recorded_short_answer(question: str, short_answer: str, explanation: str, titles: Iterable[str] = ()) -> str:
     """The short answer as a clean span of at most `LIMIT` characters that agrees with the
     explanation; the explanation's own answer when the short answer shares no word with it, is
     an evidence line copied whole ("" when the explanation is a copy too: nothing was answered),
-    or copies one of the shown passages' `titles` past a heading-path separator."""
+    or copies one of the shown passages' `titles` past a heading-path separator; and the
+    explanation's number where a count is asked and the short answer has none (see `_own_count`)."""
     if _ECHO.match(short_answer):
         return "" if _ECHO.match(explanation) else _own_answer(question, explanation)
     short = _clean(short_answer)
     if says_unknown(short) or is_verdict(short) or not explanation.strip():
         return short
+    if asks_count(question) and not says_number(short) and (count := _own_count(question, explanation)):
+        return count
     if _agrees(short, explanation) and not _copies_path(short, titles):
         return short
     return _own_answer(question, explanation) or short
@@ -82,10 +105,23 @@ def _agrees(short: str, explanation: str) -> bool:
     return bool(_words(short) & _words(explanation))
 
 
+def _own_count(question: str, explanation: str) -> str | None:
+    """The one number of the explanation's first sentence that the question does not use:
+    "maximum number" beside "The default maximum number of listeners for any single event is 10."
+    answers "10". None when the sentence has no such number, or several."""
+    asked = set(_NUMERAL.findall(question))
+    numbers = {n for n in _NUMERAL.findall(_first_sentence(explanation)) if n not in asked}
+    return numbers.pop() if len(numbers) == 1 else None
+
+
+def _first_sentence(explanation: str) -> str:
+    return re.split(r"(?<=[.!?])\s+", _CITATION.sub("", explanation).strip(), maxsplit=1)[0]
+
+
 def _own_answer(question: str, explanation: str) -> str:
     """The longest run of the explanation's first sentence made of words the question does not
     use: "The default maxsize of functools.lru_cache is 128 [2]" answers "128"."""
-    first = re.split(r"(?<=[.!?])\s+", _CITATION.sub("", explanation).strip(), maxsplit=1)[0]
+    first = _first_sentence(explanation)
     asked = _words(question) | {"is", "was", "are", "were", "the", "a", "an", "of", "it", "its"}
     runs, run = [], []
     for word in first.split():

@@ -60,3 +60,19 @@ def test_a_passage_s_heading_path_copied_is_no_short_answer_but_a_page_s_name_is
     agreeing = "Memcheck sets it with --track-origins=yes [1]."  # shares "Memcheck" with the copy
     assert recorded_short_answer(q, copied, agreeing) == copied  # no title shown: nothing says it is a path
     assert "--track-origins=yes" in recorded_short_answer(q, copied, agreeing, titles)
+
+
+def test_a_count_asked_and_not_given_is_the_explanation_s_one_number():
+    q = "By default, how many listeners can be registered for any single event?"
+    said = "The default maximum number of listeners for any single event on an EventEmitter is 10 [1]."
+    assert recorded_short_answer(q, "maximum number", said) == "10"
+    lake = "Brown State Fishing Lake is in a country that has a population of how many inhabitants?"
+    assert recorded_short_answer(lake, "County, Kansas", "The county has a population of 9,984 [2].") == "9,984"
+    # a number the question already uses is not its answer; two candidates are a guess
+    seto = "A manga about a 16 year old student is written by someone born in what year?"
+    assert recorded_short_answer(seto, "Masakazu Katsura", "Masakazu Katsura drew the 16 year old [1].") == "Masakazu Katsura"
+    assert recorded_short_answer(q, "maximum number", "The maximum number is 10, or 20 with a flag [1].") == "maximum number"
+    # not where the short answer has a number, or where no count is asked
+    assert recorded_short_answer(q, "10 listeners", said) == "10 listeners"
+    assert recorded_short_answer("Which tool measures how much memory a program uses?", "Massif",
+                                 "Massif measures heap memory, 1 snapshot at a time [1].") == "Massif"
