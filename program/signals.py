@@ -48,6 +48,10 @@ _CHOICE = re.compile(r"\b(or|both|either|neither|same|between|which (one|of))\b"
 # phrase ("In Amazon RDS, can I ..."); any other question or search query asks for a span
 _POLAR = re.compile(r"^\W*(?:[^,?]{1,60},\s*)?(is|are|was|were|am|do|does|did|can|could|will|would|shall|should|may|"
                     r"might|must|has|have|had)\b", re.IGNORECASE)
+# an auxiliary's forms are one word when a short answer is checked for restating its question:
+# "... had an effect on Texas" restates "why did ... have an effect on Texas"
+_AUXILIARIES = {"had": "have", "has": "have", "having": "have", "did": "do", "does": "do", "done": "do",
+                "doing": "do", "am": "be", "been": "be", "being": "be"}
 # the English Snowball stemmer (the one fastembed's BM25 uses): "located"/"location", "seated"/"seats"
 _STEM = SnowballStemmer("english").stem_word
 # small counts as words and as digits are one term when a short answer is matched to its passage:
@@ -349,8 +353,8 @@ def fits_question(short_answer: str, question: str) -> bool:
         return bool(_POLAR.match(question))
     if (options := offered(question)) and not any(mentions(o, short_answer) or mentions(short_answer, o) for o in options):
         return False
-    said = {_STEM(w) for w in terms(short_answer)}
-    asked = {_STEM(w) for w in terms(question)}
+    said = {_STEM(_AUXILIARIES.get(w, w)) for w in terms(short_answer)}
+    asked = {_STEM(_AUXILIARIES.get(w, w)) for w in terms(question)}
     if said <= asked and not _CHOICE.search(question):
         return False
     return not asks_count(question) or says_number(short_answer)

@@ -273,6 +273,7 @@ def test_after_a_web_search_a_bridge_question_s_terms_count_in_the_web_s_pages_t
 
 @pytest.mark.parametrize("short, question, fits", [
     ("Victoria Cross", "who is awarded the honour of victoria cross", False),  # an echo of the question
+    ("The panic of 1837 had an effect on Texas", "why did the panic of 1837 have an effect on texas", False),
     ("Ed Wood", "Who is older, Scott Derrickson or Ed Wood?", True),  # a choice the question offers
     ("Wood", "Who is older, Scott Derrickson or Ed Wood?", True),
     ("Robert Erskine Childers DSC", "Which writer was from England, Henry Roth or Robert Erskine Childers?", True),
