@@ -6,9 +6,9 @@ recorded is the short answer cleaned and capped, and, when it shares no word wit
 explanation, copies an evidence line (`index «Testing Click Applications: …»`) or copies a
 passage's heading path ("4. Memcheck: a memory error detector > 4.2. Explan…": where the answer
 is, not what it is), the explanation's own answer. Where a count is asked ("By default, how many
-listeners ...?") and the short answer has no number ("maximum number"), the explanation's one
-number is. `None`, `null` and `0` are answers ("what does shutil.which return if no command is
-found?"), not refusals. No LM, no I/O.
+listeners ...?") and the short answer is a sentence, or has no number ("maximum number"), the
+one number of the sentence, or of the explanation, is. `None`, `null` and `0` are answers ("what
+does shutil.which return if no command is found?"), not refusals. No LM, no I/O.
 """
 
 from __future__ import annotations
@@ -69,7 +69,7 @@ def recorded_short_answer(question: str, short_answer: str, explanation: str, ti
     short = _clean(short_answer)
     if says_unknown(short) or is_verdict(short) or not explanation.strip():
         return short
-    if asks_count(question) and not says_number(short) and (count := _own_count(question, explanation)):
+    if asks_count(question) and (count := _own_count(question, short, explanation)):
         return count
     if _agrees(short, explanation) and not _copies_path(short, titles):
         return short
@@ -105,12 +105,17 @@ def _agrees(short: str, explanation: str) -> bool:
     return bool(_words(short) & _words(explanation))
 
 
-def _own_count(question: str, explanation: str) -> str | None:
-    """The one number of the explanation's first sentence that the question does not use:
-    "maximum number" beside "The default maximum number of listeners for any single event is 10."
-    answers "10". None when the sentence has no such number, or several."""
+def _own_count(question: str, short: str, explanation: str) -> str | None:
+    """Where a count is asked, the one number the question does not use, of the short answer
+    when it is a sentence ("The lake is in a country that has a population of 9,984
+    inhabitants"), else of the explanation's first sentence when the short answer has no number
+    ("maximum number" beside "The default maximum number of listeners ... is 10."). None for a
+    short answer that is a count already ("128 bits"), or where there is no such number, or several."""
+    if says_number(short) and len(short.split()) <= 3:
+        return None
+    source = short if _NUMERAL.search(short) else _first_sentence(explanation)
     asked = set(_NUMERAL.findall(question))
-    numbers = {n for n in _NUMERAL.findall(_first_sentence(explanation)) if n not in asked}
+    numbers = {n for n in _NUMERAL.findall(source) if n not in asked}
     return numbers.pop() if len(numbers) == 1 else None
 
 

@@ -62,12 +62,15 @@ def test_a_passage_s_heading_path_copied_is_no_short_answer_but_a_page_s_name_is
     assert "--track-origins=yes" in recorded_short_answer(q, copied, agreeing, titles)
 
 
-def test_a_count_asked_and_not_given_is_the_explanation_s_one_number():
+def test_a_count_asked_and_not_given_is_the_one_number_of_the_sentence_or_the_explanation():
     q = "By default, how many listeners can be registered for any single event?"
     said = "The default maximum number of listeners for any single event on an EventEmitter is 10 [1]."
     assert recorded_short_answer(q, "maximum number", said) == "10"
     lake = "Brown State Fishing Lake is in a country that has a population of how many inhabitants?"
     assert recorded_short_answer(lake, "County, Kansas", "The county has a population of 9,984 [2].") == "9,984"
+    sentence = "The lake is in a country that has a population of 9,984 inhabitants"
+    assert recorded_short_answer(lake, sentence, sentence + " [4].") == "9,984"
+    assert recorded_short_answer(lake, "9,984 inhabitants", sentence + " [4].") == "9,984 inhabitants"
     # a number the question already uses is not its answer; two candidates are a guess
     seto = "A manga about a 16 year old student is written by someone born in what year?"
     assert recorded_short_answer(seto, "Masakazu Katsura", "Masakazu Katsura drew the 16 year old [1].") == "Masakazu Katsura"
