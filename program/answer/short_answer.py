@@ -6,8 +6,8 @@ recorded is the short answer cleaned and capped, and, when it shares no word wit
 explanation, copies an evidence line (`index «Testing Click Applications: …»`) or copies a
 passage's heading path ("4. Memcheck: a memory error detector > 4.2. Explan…": where the answer
 is, not what it is), the explanation's own answer. Where a count is asked ("By default, how many
-listeners ...?") and the short answer is a sentence, or has no number ("maximum number"), the
-one number of the sentence, or of the explanation, is. `None`, `null` and `0` are answers ("what
+listeners ...?") and the short answer is a sentence, or no number the explanation says ("maximum
+number", "1"), the one number of the sentence, or of the explanation, is. `None`, `null` and `0` are answers ("what
 does shutil.which return if no command is found?"), not refusals. No LM, no I/O.
 """
 
@@ -102,20 +102,21 @@ def _words(text: str) -> set[str]:
 
 
 def _agrees(short: str, explanation: str) -> bool:
-    return bool(_words(short) & _words(explanation))
+    # subtle: not the explanation's citation marks: "1" is no word of "... is 10 [1]."
+    return bool(_words(short) & _words(_CITATION.sub("", explanation)))
 
 
 def _own_count(question: str, short: str, explanation: str) -> str | None:
-    """Where a count is asked, the one number the question does not use, of the short answer
+    """Where a count is asked, the one number the question does not use: of the short answer
     when it is a sentence ("The lake is in a country that has a population of 9,984
-    inhabitants"), else of the explanation's first sentence when the short answer has no number
-    ("maximum number" beside "The default maximum number of listeners ... is 10."). None for a
-    short answer that is a count already ("128 bits"), or where there is no such number, or several."""
-    if says_number(short) and len(short.split()) <= 3:
+    inhabitants"), else of the explanation's first sentence ("maximum number", or "1", beside
+    "The default maximum number of listeners ... is 10."). None for a short count the
+    explanation agrees with ("128 bits"), and where there is no such number, or several."""
+    if says_number(short) and len(short.split()) <= 3 and _agrees(short, explanation):
         return None
-    source = short if _NUMERAL.search(short) else _first_sentence(explanation)
+    sentence = short if len(short.split()) > 3 and _NUMERAL.search(short) else _first_sentence(explanation)
     asked = set(_NUMERAL.findall(question))
-    numbers = {n for n in _NUMERAL.findall(source) if n not in asked}
+    numbers = {n for n in _NUMERAL.findall(sentence) if n not in asked}
     return numbers.pop() if len(numbers) == 1 else None
 
 

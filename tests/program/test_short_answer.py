@@ -18,6 +18,8 @@ def test_unknown_and_empty_say_the_evidence_lacks_it(said):
 def test_a_short_answer_that_disagrees_with_its_explanation_takes_the_explanation_s_answer():
     q = "What is the default maxsize of functools.lru_cache?"
     assert recorded_short_answer(q, "1", "The default maxsize of functools.lru_cache is 128 [2].") == "128"
+    # a citation mark is no word of the explanation
+    assert recorded_short_answer(q, "1", "The default maxsize of functools.lru_cache is 128 [1].") == "128"
 
 
 def test_a_short_answer_that_agrees_is_kept_as_it_is():
@@ -66,6 +68,7 @@ def test_a_count_asked_and_not_given_is_the_one_number_of_the_sentence_or_the_ex
     q = "By default, how many listeners can be registered for any single event?"
     said = "The default maximum number of listeners for any single event on an EventEmitter is 10 [1]."
     assert recorded_short_answer(q, "maximum number", said) == "10"
+    assert recorded_short_answer(q, "1", said) == "10"  # a number the explanation does not say
     lake = "Brown State Fishing Lake is in a country that has a population of how many inhabitants?"
     assert recorded_short_answer(lake, "County, Kansas", "The county has a population of 9,984 [2].") == "9,984"
     sentence = "The lake is in a country that has a population of 9,984 inhabitants"
