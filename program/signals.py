@@ -353,11 +353,13 @@ def fits_question(short_answer: str, question: str) -> bool:
         return bool(_POLAR.match(question))
     if (options := offered(question)) and not any(mentions(o, short_answer) or mentions(short_answer, o) for o in options):
         return False
-    said = {_STEM(_AUXILIARIES.get(w, w)) for w in terms(short_answer)}
-    asked = {_STEM(_AUXILIARIES.get(w, w)) for w in terms(question)}
-    if said <= asked and not _CHOICE.search(question):
+    if _echo_stems(short_answer) <= _echo_stems(question) and not _CHOICE.search(question):
         return False
     return not asks_count(question) or says_number(short_answer)
+
+
+def _echo_stems(text: str) -> set[str]:
+    return {_STEM(_AUXILIARIES.get(w, w)) for w in terms(text)}
 
 
 def offered(question: str) -> tuple[str, ...]:

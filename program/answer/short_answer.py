@@ -7,8 +7,8 @@ explanation, copies an evidence line (`index «Testing Click Applications: …»
 passage's heading path ("4. Memcheck: a memory error detector > 4.2. Explan…": where the answer
 is, not what it is), the explanation's own answer. Where a count is asked ("By default, how many
 listeners ...?") and the short answer is a sentence, or no number the explanation says ("maximum
-number", "1"), the one number of the sentence, or of the explanation, is. `None`, `null` and `0` are answers ("what
-does shutil.which return if no command is found?"), not refusals. No LM, no I/O.
+number", "1"), the one number of the sentence, or of the explanation, is. `None`, `null` and `0`
+are answers ("what does shutil.which return if no command is found?"), not refusals. No LM, no I/O.
 """
 
 from __future__ import annotations
@@ -32,7 +32,8 @@ _ECHO = re.compile(r"^\W*(\[\d+\]\s*)?(index|web)\b[^«\n]{0,80}«")
 _COUNTING = re.compile(r"\bhow (many|much|long|old|far|tall|big|large)\b|\b(what|which) year\b", re.IGNORECASE)
 # a question opening with which, what or who (after at most a leading phrase) asks what its
 # opening asks: "Which tool measures how much memory ...?" wants a name, not a number
-_OPENING_ASK = re.compile(r"^\W*(?:[^,?]{1,60},\s*)?(?:(?:in|on|at|by|for|from|of|to|during|since|until|under|after|before)\s+)?"
+_OPENING_ASK = re.compile(r"^\W*(?:[^,?]{1,60},\s*)?"
+                          r"(?:(?:in|on|at|by|for|from|of|to|during|since|until|under|after|before)\s+)?"
                           r"(?=(which|what|who|whom|whose)\b)", re.IGNORECASE)
 _NUMBER = re.compile(r"\d|\b(one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|twenty|thirty|forty|"
                      r"fifty|hundred|thousand|million|billion|dozen|several|many|few)\b", re.IGNORECASE)
@@ -62,8 +63,9 @@ def recorded_short_answer(question: str, short_answer: str, explanation: str, ti
     """The short answer as a clean span of at most `LIMIT` characters that agrees with the
     explanation; the explanation's own answer when the short answer shares no word with it, is
     an evidence line copied whole ("" when the explanation is a copy too: nothing was answered),
-    or copies one of the shown passages' `titles` past a heading-path separator; and the
-    explanation's number where a count is asked and the short answer has none (see `_own_count`)."""
+    or copies one of the shown passages' `titles` past a heading-path separator; where a count is
+    asked, the one number of a short answer that is a sentence, or else of the explanation (see
+    `_own_count`)."""
     if _ECHO.match(short_answer):
         return "" if _ECHO.match(explanation) else _own_answer(question, explanation)
     short = _clean(short_answer)
@@ -112,9 +114,10 @@ def _own_count(question: str, short: str, explanation: str) -> str | None:
     inhabitants"), else of the explanation's first sentence ("maximum number", or "1", beside
     "The default maximum number of listeners ... is 10."). None for a short count the
     explanation agrees with ("128 bits"), and where there is no such number, or several."""
-    if says_number(short) and len(short.split()) <= 3 and _agrees(short, explanation):
+    sentence_long = len(short.split()) > 3
+    if says_number(short) and not sentence_long and _agrees(short, explanation):
         return None
-    sentence = short if len(short.split()) > 3 and _NUMERAL.search(short) else _first_sentence(explanation)
+    sentence = short if sentence_long and _NUMERAL.search(short) else _first_sentence(explanation)
     asked = set(_NUMERAL.findall(question))
     numbers = {n for n in _NUMERAL.findall(sentence) if n not in asked}
     return numbers.pop() if len(numbers) == 1 else None
