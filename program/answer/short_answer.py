@@ -22,7 +22,8 @@ _UNKNOWN = re.compile(r"^\W*(unknown|not (stated|given|found|mentioned|known)|n/
                       re.IGNORECASE)
 _CITATION = re.compile(r"\s*\[\d+\]")
 _QUOTES = "\"'“”‘’«»`"
-_WORD = re.compile(r"[\w.-]+")
+# subtle: a grouped number is one word: "1" is no word of "1,400"
+_WORD = re.compile(r"[\w.-]+(?:,\d+)*")
 # answers that are no span of any passage: the passages state them, they do not spell them out
 VERDICTS = frozenset("yes no true false".split())
 LIMIT = 80  # the signatures' ShortAnswer cap, which the LM's grammar does not always hold

@@ -69,6 +69,8 @@ def test_a_count_asked_and_not_given_is_the_one_number_of_the_sentence_or_the_ex
     said = "The default maximum number of listeners for any single event on an EventEmitter is 10 [1]."
     assert recorded_short_answer(q, "maximum number", said) == "10"
     assert recorded_short_answer(q, "1", said) == "10"  # a number the explanation does not say
+    arena = "The arena where the Lewiston Maineiacs played their home games can seat how many people?"
+    assert recorded_short_answer(arena, "1", "The arena can seat up to 1,400 people [2].") == "1,400"  # not its "1"
     lake = "Brown State Fishing Lake is in a country that has a population of how many inhabitants?"
     assert recorded_short_answer(lake, "County, Kansas", "The county has a population of 9,984 [2].") == "9,984"
     sentence = "The lake is in a country that has a population of 9,984 inhabitants"
