@@ -3,7 +3,8 @@
 The document text is that markdown, so chunk offsets point into it, not into the HTML. Before
 extraction the page loses what it shows as controls rather than content: buttons (rustdoc's "Copy
 item path", inside every item's title), permalink anchors (Sphinx's and MkDocs' ¶, rustdoc's §),
-empty link targets and navigation lines (texinfo's "Next: …, Previous: …, Up: …").
+empty link targets, navigation lines (texinfo's "Next: …, Previous: …, Up: …") and navigation
+tables (DocBook's and gtk-doc's Prev / Up / Home / Next bar).
 A heading that wrapper elements hold alone (DocBook's `<div class="titlepage"><div><div><h2>`) is
 lifted out of them, and a page that marks no `<main>` gets one around its body: trafilatura drops a
 wrapped heading, and on a page with no main container it gathers loose paragraphs and no heading
@@ -42,6 +43,9 @@ _WRAPPERS = {"div", "span", "header", "hgroup"}  # elements that only group: a h
 _NAV_RELS = {"next", "prev", "previous", "up", "index", "contents", "start"}
 _NAV_LABELS = {"next", "previous", "prev", "up", "index", "contents", "top"}
 _BLOCKS = ("p", "div", "li", "nav", "header", "footer")  # not a table cell: a row keeps its shape
+# the navigation bar DocBook's and gtk-doc's stylesheets put over and under every page: a table of
+# Prev / Up / Home / Next image links and the manual's name, marked by its summary
+_NAV_TABLES = "//table[starts-with(normalize-space(@summary), 'Navigation')]"
 
 
 def read_html(file: SourceFile, html: str) -> list[Document]:
@@ -103,7 +107,11 @@ def _drop_nav_lines(tree) -> None:
     """Remove each block that is only a navigation line: links to the next, previous or parent page,
     the index or the contents, and their labels. Texinfo puts "Next: Types, Previous: The Basics, Up:
     Using libffi [Index]" over every node of a GNU manual, and each one opened a chunk (57 of them in
-    Nettle's one-page manual)."""
+    Nettle's one-page manual). Also each navigation table (`_NAV_TABLES`): gtk-doc's opened every page
+    of libxslt's API reference with "| | | | | libxslt Reference Manual |", which the 0.5B then gave
+    as an answer."""
+    for table in tree.xpath(_NAV_TABLES):
+        table.drop_tree()
     checked = set()  # subtle: each block is read once, however many links it holds, so the pass stays linear
     for link in tree.xpath("//a[@rel]"):
         if not _NAV_RELS & set(link.get("rel").lower().split()):

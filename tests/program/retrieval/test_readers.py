@@ -306,6 +306,22 @@ def test_a_texinfo_page_loses_its_navigation_lines_but_not_a_sentence_that_links
     assert "Function and concept index." in document.text and "Index" in document.text  # a table row keeps its cells
 
 
+# gtk-doc's API reference (libxslt's): a navigation table of image links and the manual's name over each page
+GTKDOC = ("<html><head><title>security: interface for the libxslt security framework</title></head><body>"
+          "<table class='navigation' summary='Navigation header'><tr><td><a accesskey='p' href='libxslt-preproc.html'>"
+          "<img src='left.png' alt='Prev'/></a></td><td><a accesskey='u' href='general.html'><img src='up.png' alt='Up'/>"
+          "</a></td><th>libxslt Reference Manual</th></tr></table><h2>security</h2><p>the libxslt security framework "
+          "allow to restrict the access to new resources from the stylesheet at runtime.</p><h3>xsltCheckRead ()</h3>"
+          "<p>Check if the resource is allowed to be read</p><table><tr><td>Returns:</td><td>1 if read is allowed, 0 if "
+          "not</td></tr></table></body></html>")
+
+
+def test_a_gtk_doc_page_loses_its_navigation_table_but_keeps_its_tables():
+    document, _ = chunks_of("libxslt-security.html", GTKDOC, max_chars=400)
+    assert "Reference Manual" not in document.text and "| |" not in document.text
+    assert "1 if read is allowed, 0 if not" in document.text
+
+
 # a code block inside a list item (the Cargo book) and multi-line code inside a paragraph (Valgrind's
 # manual): trafilatura glues the opening fence to the text before it, or indents it past a fence's
 GLUED = ("<html><head><title>Profiles</title></head><body><main><h1>Profiles</h1><ul><li>Add to your "
