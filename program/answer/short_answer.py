@@ -30,6 +30,8 @@ LIMIT = 80  # the signatures' ShortAnswer cap, which the LM's grammar does not a
 # an evidence line copied whole (program.evidence.format_evidence: `index «title: text»`); « is the
 # evidence's own quote mark, never an answer's
 _ECHO = re.compile(r"^\W*(\[\d+\]\s*)?(index|web)\b[^«\n]{0,80}«")
+# a line's source tag alone, as it opens a copied line: `index`, or `web` and a host
+_TAG = re.compile(r"^\W*(?:\[\d+\]\s*)?(?:index|web(?:\s+[\w-]+(?:\.[\w-]+)+)?)\s+")
 _COUNTING = re.compile(r"\bhow (many|much|long|old|far|tall|big|large)\b|\b(what|which) year\b", re.IGNORECASE)
 # a question opening with which, what or who (after at most a leading phrase) asks what its
 # opening asks: "Which tool measures how much memory ...?" wants a name, not a number
@@ -62,13 +64,14 @@ def says_number(text: str) -> bool:
 
 def recorded_short_answer(question: str, short_answer: str, explanation: str, titles: Iterable[str] = ()) -> str:
     """The short answer as a clean span of at most `LIMIT` characters that agrees with the
-    explanation; the explanation's own answer when the short answer shares no word with it, is
-    an evidence line copied whole ("" when the explanation is a copy too: nothing was answered),
+    explanation; the explanation's own answer when the short answer shares no word with it, copies
+    an evidence line (see `_copies_line`; "" when the explanation is a copy too: nothing was answered),
     or copies one of the shown passages' `titles` past a heading-path separator; where a count is
     asked, the one number of a short answer that is a sentence, or else of the explanation (see
     `_own_count`)."""
-    if _ECHO.match(short_answer):
-        return "" if _ECHO.match(explanation) else _own_answer(question, explanation)
+    titles = tuple(titles)
+    if _copies_line(short_answer, titles):
+        return "" if _copies_line(explanation, titles) else _own_answer(question, explanation)
     short = _clean(short_answer)
     if says_unknown(short) or is_verdict(short) or not explanation.strip():
         return short
@@ -77,6 +80,18 @@ def recorded_short_answer(question: str, short_answer: str, explanation: str, ti
     if _agrees(short, explanation) and not _copies_path(short, titles):
         return short
     return _own_answer(question, explanation) or short
+
+
+def _copies_line(text: str, titles: tuple[str, ...]) -> bool:
+    """The text copies an evidence line: its source tag and «, or its source tag and the first words
+    of a shown passage's title in another quote mark or none ("index 'variables: interface for",
+    "index Automate model development with")."""
+    if _ECHO.match(text):
+        return True
+    tag = _TAG.match(text)
+    words = text[tag.end():].strip(_QUOTES + " ").casefold().split() if tag else []
+    return any(words[:n] == opening[:n] for title in titles
+               if (opening := title.casefold().split()) and (n := min(3, len(opening))) <= len(words))
 
 
 def _copies_path(short: str, titles: Iterable[str]) -> bool:

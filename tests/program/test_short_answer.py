@@ -47,6 +47,13 @@ def test_an_evidence_line_copied_whole_is_no_short_answer():
     web = "web docs.python.org «json — JSON encoder and decoder: ..."
     assert recorded_short_answer("What encodes JSON?", web, "json.dumps encodes it [1].") == "json.dumps"
     assert recorded_short_answer("Which index?", "index 3", "Index 3 [1].") == "index 3"
+    # the line's opening copied in another quote mark, or in none
+    titles = ["variables: interface for the variable matching and lookup. > Details > xsltEvalGlobalVariables ()"]
+    copied = "index 'variables: interface for"
+    assert recorded_short_answer("What does limitNr give?", copied, copied + " the variable matching [4].", titles) == ""
+    assert recorded_short_answer("What does limitNr give?", "index variables: interface for",
+                                 "limitNr is the number of variables which should remain [1].", titles) == \
+        "variables which should remain"  # the explanation's own answer
 
 
 def test_a_passage_s_heading_path_copied_is_no_short_answer_but_a_page_s_name_is():
