@@ -58,6 +58,7 @@ def read_html(file: SourceFile, html: str) -> list[Document]:
         return []
     _drop_controls(tree)
     _drop_nav_lines(tree)
+    _drop_nav_tables(tree)
     _lift_headings(tree)
     _mark_main(tree)
     text = _unescaped(_unglued_fences(trafilatura.extract(tree, url=where, output_format="markdown",
@@ -107,11 +108,7 @@ def _drop_nav_lines(tree) -> None:
     """Remove each block that is only a navigation line: links to the next, previous or parent page,
     the index or the contents, and their labels. Texinfo puts "Next: Types, Previous: The Basics, Up:
     Using libffi [Index]" over every node of a GNU manual, and each one opened a chunk (57 of them in
-    Nettle's one-page manual). Also each navigation table (`_NAV_TABLES`): gtk-doc's opened every page
-    of libxslt's API reference with "| | | | | libxslt Reference Manual |", which the 0.5B then gave
-    as an answer."""
-    for table in tree.xpath(_NAV_TABLES):
-        table.drop_tree()
+    Nettle's one-page manual)."""
     checked = set()  # subtle: each block is read once, however many links it holds, so the pass stays linear
     for link in tree.xpath("//a[@rel]"):
         if not _NAV_RELS & set(link.get("rel").lower().split()):
@@ -122,6 +119,13 @@ def _drop_nav_lines(tree) -> None:
         checked.add(block)
         if block.getparent() is not None and _labels_only(block):
             block.drop_tree()
+
+
+def _drop_nav_tables(tree) -> None:
+    """Remove each navigation table (`_NAV_TABLES`): gtk-doc's opened every page of libxslt's API
+    reference with "| | | | | libxslt Reference Manual |", which the 0.5B then gave as an answer."""
+    for table in tree.xpath(_NAV_TABLES):
+        table.drop_tree()
 
 
 def _labels_only(block) -> bool:
