@@ -13,7 +13,6 @@ are answers ("what does shutil.which return if no command is found?"), not refus
 
 from __future__ import annotations
 
-import os
 import re
 from collections.abc import Iterable
 
@@ -71,15 +70,27 @@ def recorded_short_answer(question: str, short_answer: str, explanation: str, ti
     `_own_count`)."""
     titles = tuple(titles)
     if _copies_line(short_answer, titles):
-        return "" if _copies_line(explanation, titles) else _own_answer(question, explanation)
+        return _explained(question, explanation, titles)
     short = _clean(short_answer)
     if says_unknown(short) or is_verdict(short) or not explanation.strip():
         return short
     if asks_count(question) and (count := _own_count(question, short, explanation)):
         return count
-    if _agrees(short, explanation) and not _copies_path(short, titles):
+    if _copies_path(short, titles):
+        return _explained(question, explanation, titles)
+    if _agrees(short, explanation):
         return short
-    return _own_answer(question, explanation) or short
+    return _explained(question, explanation, titles) or short
+
+
+def _explained(question: str, explanation: str, titles: tuple[str, ...]) -> str:
+    """The explanation's own answer; "" when the explanation copies an evidence line (it explains
+    nothing: the short answer "4" beside "index 'variables: interface for the variable matching and
+    lookup'") or its answer copies a heading path."""
+    if _copies_line(explanation, titles):
+        return ""
+    own = _own_answer(question, explanation)
+    return "" if _copies_path(own, titles) else own
 
 
 def _copies_line(text: str, titles: tuple[str, ...]) -> bool:
@@ -95,15 +106,15 @@ def _copies_line(text: str, titles: tuple[str, ...]) -> bool:
 
 
 def _copies_path(short: str, titles: Iterable[str]) -> bool:
-    """The short answer repeats a title's heading path up to and past one of its " > " separators.
+    """The short answer spans a heading-path separator of a shown passage's title: a " > " in it
+    stands in a title between the same two words ("XSLT engine > Details > xsltTimestamp ()",
+    copied from "xsltutils: set of utilities for the XSLT engine > Details > xsltTimestamp ()").
     subtle: a title alone ("YG Entertainment", a page's name) can be the answer; its path cannot."""
-    flat = " ".join(short.split())
-    for title in titles:
-        title = " ".join(title.split())
-        cut = title.find(" > ")
-        if cut > 0 and len(os.path.commonprefix([flat, title])) >= cut + 2:
-            return True
-    return False
+    words = short.split()
+    # the title's last heading runs into the passage's text after a colon ("… > Background: A B-Tree …")
+    steps = [" ".join(words[i - 1:i + 2]).rstrip(":") for i, word in enumerate(words) if word == ">" and i > 0]
+    flat = [" ".join(title.split()) for title in titles]
+    return any(step in title for step in steps for title in flat)
 
 
 def _clean(text: str) -> str:

@@ -54,6 +54,9 @@ def test_an_evidence_line_copied_whole_is_no_short_answer():
     assert recorded_short_answer("What does limitNr give?", "index variables: interface for",
                                  "limitNr is the number of variables which should remain [1].", titles) == \
         "variables which should remain"  # the explanation's own answer
+    # a short answer beside a copied line keeps its own words: the copy explains nothing
+    assert recorded_short_answer("In xsltLocalVariablePop, what does the limitNr parameter give?", "4",
+                                 "index 'variables: interface for the variable matching and lookup'", titles) == "4"
 
 
 def test_a_passage_s_heading_path_copied_is_no_short_answer_but_a_page_s_name_is():
@@ -69,6 +72,20 @@ def test_a_passage_s_heading_path_copied_is_no_short_answer_but_a_page_s_name_is
     agreeing = "Memcheck sets it with --track-origins=yes [1]."  # shares "Memcheck" with the copy
     assert recorded_short_answer(q, copied, agreeing) == copied  # no title shown: nothing says it is a path
     assert "--track-origins=yes" in recorded_short_answer(q, copied, agreeing, titles)
+
+
+def test_a_heading_path_copied_from_inside_a_title_is_no_short_answer_nor_is_an_explanation_s():
+    q = "What does the XSLT_MAX_SORT macro set?"
+    titles = ["xsltutils: set of utilities for the XSLT engine > Details > xsltDoSortFunction ()"]
+    copied = "XSLT engine > Details > xsltDoSortFunction (): ### xsltDoSortFunction () void"
+    assert recorded_short_answer(q, copied, "The macro is 15 [1].", titles) == "15"
+    # the explanation is the passage's title and text: its answer is a path too, and nothing was answered
+    assert recorded_short_answer(q, copied, titles[0] + ": ### xsltDoSortFunction () void [1]", titles) == ""
+    assert recorded_short_answer("Which Rust version?", "std::collections > Background: A B-Tree",
+                                 "It was 1.66.0 [1].", ["BTreeMap in std::collections > Background"]) \
+        == "1.66.0"
+    # a " > " between other words than a title's is no copy
+    assert recorded_short_answer("Which is larger?", "x > y", "x > y holds [1].", titles) == "x > y"
 
 
 def test_a_count_asked_and_not_given_is_the_one_number_of_the_sentence_or_the_explanation():
