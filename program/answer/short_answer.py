@@ -63,9 +63,10 @@ def says_number(text: str) -> bool:
 
 def recorded_short_answer(question: str, short_answer: str, explanation: str, titles: Iterable[str] = ()) -> str:
     """The short answer as a clean span of at most `LIMIT` characters that agrees with the
-    explanation; the explanation's own answer when the short answer shares no word with it, copies
-    an evidence line (see `_copies_line`; "" when the explanation is a copy too: nothing was answered),
-    or copies one of the shown passages' `titles` past a heading-path separator; where a count is
+    explanation; the explanation's own answer (see `_explained`) when the short answer copies an
+    evidence line (`_copies_line`) or spans a heading-path separator of one of the shown passages'
+    `titles` (`_copies_path`), "" when the explanation has none; and when the short answer shares
+    no word with the explanation, that answer or else the short answer itself. Where a count is
     asked, the one number of a short answer that is a sentence, or else of the explanation (see
     `_own_count`)."""
     titles = tuple(titles)
