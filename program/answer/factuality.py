@@ -34,12 +34,11 @@ import numpy as np
 from program.answer.citations import cited_numbers, claims, outside_code, strip_markers
 from program.contract.result import Factuality
 from program.decomposition import named_entities
-from program.evidence import split_sentences, terms
+from program.evidence import NUMERAL, split_sentences, terms
 from program.signals import mentions
 
 Embed = Callable[[list[str]], list[list[float]]]  # texts -> their dense vectors
 
-_NUMBER = re.compile(r"\d+(?:[.,]\d+)*")
 _YEAR = re.compile(r"^1[5-9]\d\d$|^20\d\d$")
 _MONTH = re.compile(r"\b(january|february|march|april|may|june|july|august|september|october|november|december)\b")
 _NEGATION = re.compile(r"\b(not|no|never|neither|nor|none|cannot)\b|n't\b", re.I)
@@ -68,7 +67,7 @@ MISCALIBRATED = 0.2
 @functools.lru_cache(maxsize=8192)
 def numbers(text: str) -> frozenset[str]:
     """The numbers in the text, thousands separators dropped ("1,000" is "1000")."""
-    return frozenset(re.sub(r"(?<=\d),(?=\d{3}\b)", "", n) for n in _NUMBER.findall(text))
+    return frozenset(re.sub(r"(?<=\d),(?=\d{3}\b)", "", n) for n in NUMERAL.findall(text))
 
 
 def lexical_support(claim: str, passages: Sequence[str]) -> float:

@@ -16,6 +16,8 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
+from program.evidence import NUMERAL
+
 # what a small LM writes for "the evidence does not say"; subtle: not "none", which is an answer
 _UNKNOWN = re.compile(r"^\W*(unknown|not (stated|given|found|mentioned|known)|n/a|no answer|cannot be determined)\W*$",
                       re.IGNORECASE)
@@ -39,7 +41,6 @@ _OPENING_ASK = re.compile(r"^\W*(?:[^,?]{1,60},\s*)?"
                           r"(?=(which|what|who|whom|whose)\b)", re.IGNORECASE)
 _NUMBER = re.compile(r"\d|\b(one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|twenty|thirty|forty|"
                      r"fifty|hundred|thousand|million|billion|dozen|several|many|few)\b", re.IGNORECASE)
-_NUMERAL = re.compile(r"\b\d+(?:[.,]\d+)*")  # "9,984", "1.66.0", "10" of "10MB"; not the 2 of "EC2"
 
 
 def says_unknown(short_answer: str) -> bool:
@@ -145,9 +146,9 @@ def _own_count(question: str, short: str, explanation: str) -> str | None:
     sentence_long = len(short.split()) > 3
     if says_number(short) and not sentence_long and _agrees(short, explanation):
         return None
-    sentence = short if sentence_long and _NUMERAL.search(short) else _first_sentence(explanation)
-    asked = set(_NUMERAL.findall(question))
-    numbers = {n for n in _NUMERAL.findall(sentence) if n not in asked}
+    sentence = short if sentence_long and NUMERAL.search(short) else _first_sentence(explanation)
+    asked = set(NUMERAL.findall(question))
+    numbers = {n for n in NUMERAL.findall(sentence) if n not in asked}
     return numbers.pop() if len(numbers) == 1 else None
 
 

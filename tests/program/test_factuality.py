@@ -130,6 +130,14 @@ def test_lexical_support_needs_every_number_and_reads_thousands_separators():
     assert lexical_support("It seats 2000 people", ["The hall seats 1000 people."]) == 0.0
 
 
+def test_a_digit_inside_a_name_is_no_number():
+    passages = {1: "Spot Instances. Spot Instances save up to 90 percent over On-Demand prices."}
+    f = check_factuality("EC2 Spot Instances save up to 90 percent [1].", "How much do Spot Instances save?",
+                         passages, [1])
+    assert f.contradictions == [] and f.support > 0  # the 2 of "EC2" is part of a name
+    assert lexical_support("It runs on x86 with 2 cores", ["It needs 2 cores."]) > 0
+
+
 def test_a_passage_whose_vector_the_index_stored_is_not_embedded_again():
     asked = []
 
