@@ -22,7 +22,7 @@ _SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9\"'(])")
 # a period after a title or an initial ("Dr. Robotnik", "A. A. Milne", "U.S. Army") ends no sentence
 _NOT_AN_END = re.compile(r"(?:\b(?:Dr|Mr|Mrs|Ms|St|Jr|Sr|Prof|Gen|Col|Lt|Capt|Sgt|Rev|Mt|Ft|vs|No|Inc|Co|Corp|Ltd)|\b[A-Z])\.$")
 _WORD = re.compile(r"[a-z0-9]+")
-# a number as written: "9,984", "1.66.0", the 10 of "10MB"; not the 2 of "EC2" nor the 86 of "x86", names
+# a number as written ("9,984", "1.66.0", the 10 of "10MB"), not a digit inside a name (the 2 of "EC2", the 86 of "x86")
 NUMERAL = re.compile(r"\b\d+(?:[.,]\d+)*")
 # what could close a passage's «» or pass for one: guillemets and their look-alikes
 _CLOSERS = str.maketrans(dict.fromkeys("«»‹›≪≫《》〈〉⟨⟩⟪⟫❮❯", '"'))
