@@ -27,7 +27,13 @@ import cachetools
 import numpy as np
 from py_rust_stemmers import SnowballStemmer
 
-from program.answer.short_answer import VERDICTS, asks_count, is_verdict, says_number
+from program.answer.short_answer import (
+    VERDICTS,
+    asks_count,
+    dates_a_duration,
+    is_verdict,
+    says_number,
+)
 from program.decomposition import compared_names, describes_an_entity, named_entities
 from program.evidence import approx_tokens, split_sentences, terms
 from program.retrieval.passage import Passage
@@ -346,16 +352,17 @@ def _span_term(word: str) -> str:
 def fits_question(short_answer: str, question: str) -> bool:
     """The short answer adds something to the question: not only the question's own words
     (unless the question offers a choice: "A or B?", "both"), a number where it asks how
-    many, how much or which year, a yes or no only where it asks yes or no ("where do
-    sperm gain the ability to swim?" is not answered "yes"), and one of the options where it
-    offers some ("Annie Richardson" is neither Annie Morton nor Terry Richardson)."""
+    many, how much or which year (and more than one year where it asks how long or how old:
+    see `dates_a_duration`), a yes or no only where it asks yes or no ("where do sperm gain the
+    ability to swim?" is not answered "yes"), and one of the options where it offers some
+    ("Annie Richardson" is neither Annie Morton nor Terry Richardson)."""
     if is_verdict(short_answer):
         return bool(_POLAR.match(question))
     if (options := offered(question)) and not any(mentions(o, short_answer) or mentions(short_answer, o) for o in options):
         return False
     if _echo_stems(short_answer) <= _echo_stems(question) and not _CHOICE.search(question):
         return False
-    return not asks_count(question) or says_number(short_answer)
+    return not asks_count(question) or (says_number(short_answer) and not dates_a_duration(short_answer, question))
 
 
 def _echo_stems(text: str) -> set[str]:

@@ -34,6 +34,10 @@ _ECHO = re.compile(r"^\W*(\[\d+\]\s*)?(index|web)\b[^«\n]{0,80}«")
 # a line's source tag alone, as it opens a copied line: `index`, or `web` and a host
 _TAG = re.compile(r"^\W*(?:\[\d+\]\s*)?(?:index|web(?:\s+[\w-]+(?:\.[\w-]+)+)?)\s+")
 _COUNTING = re.compile(r"\bhow (many|much|long|old|far|tall|big|large)\b|\b(what|which) year\b", re.IGNORECASE)
+# a span of time asked; subtle: not how many, whose count can be 1500 or 2014 with no comma
+_DURATION = re.compile(r"\bhow (long|old)\b", re.IGNORECASE)
+_YEAR = re.compile(r"(1[5-9]|20)\d\d")
+_SINCE = re.compile(r"\bsince\b", re.IGNORECASE)
 # a question opening with which, what or who (after at most a leading phrase) asks what its
 # opening asks: "Which tool measures how much memory ...?" wants a name, not a number
 _OPENING_ASK = re.compile(r"^\W*(?:[^,?]{1,60},\s*)?"
@@ -60,6 +64,15 @@ def asks_count(question: str) -> bool:
 
 def says_number(text: str) -> bool:
     return bool(_NUMBER.search(text))
+
+
+def dates_a_duration(short_answer: str, question: str) -> bool:
+    """A question asking how long or how old is answered with one year and no other number: a
+    date, not a span of time ("first announced in February 2014", for how long a show runs).
+    "since 2014" and a span of years do say how long."""
+    numbers = NUMERAL.findall(short_answer)
+    return (bool(_DURATION.search(question)) and len(numbers) == 1 and bool(_YEAR.fullmatch(numbers[0]))
+            and not _SINCE.search(short_answer))
 
 
 def recorded_short_answer(question: str, short_answer: str, explanation: str, titles: Iterable[str] = ()) -> str:

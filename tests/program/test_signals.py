@@ -288,6 +288,11 @@ def test_after_a_web_search_a_bridge_question_s_terms_count_in_the_web_s_pages_t
     ("--num-callers", "Which option sets how many entries a stack trace shows?", True),
     ("Dr. Bear", "The 1920 Summer Olympics were held in a city founded in what year?", False),
     ("Bob", "By default, how many listeners can be registered for any single event?", False),
+    # one year says when, not how long; a count may look like a year
+    ("first announced in February 2014 and premiered", "how long is ex on the beach on for", False),
+    ("since 2014", "how long is ex on the beach on for", True),
+    ("1939 to 1945", "How long did the war last?", True),
+    ("1500", "How many seats does the hall have?", True),
     ("Nigella", "How to Eat, released in which year, is a book by the celebrity cook Nigella Lawson", False),
     # yes or no answers only a question that asks it, in any corpus: not a wh-question or a search query
     ("yes", "where do sperm gain the ability to swim", False),
