@@ -24,12 +24,18 @@ _NOT_AN_END = re.compile(r"(?:\b(?:Dr|Mr|Mrs|Ms|St|Jr|Sr|Prof|Gen|Col|Lt|Capt|Sg
 _WORD = re.compile(r"[a-z0-9]+")
 # a number as written ("9,984", "1.66.0", the 10 of "10MB"), not a digit inside a name (the 2 of "EC2", the 86 of "x86")
 NUMERAL = re.compile(r"\b\d+(?:[.,]\d+)*")
+_YEAR = re.compile(r"1[5-9]\d\d|20\d\d")
 # what could close a passage's «» or pass for one: guillemets and their look-alikes
 _CLOSERS = str.maketrans(dict.fromkeys("«»‹›≪≫《》〈〉⟨⟩⟪⟫❮❯", '"'))
 # DSPy's input headers ("[[ ## name ## ]]") and the chat template's special tokens ("<|im_end|>")
 _PROMPT_MARKS = re.compile(r"\[{2,}|\]{2,}|<\|+|\|+>")
 _HOST = re.compile(r"[^a-z0-9.:-]")
 _STOP = frozenset("a an the of in on at to for and or is was were are be by with as from that this what which who whom when where how did does do its it his her their".split())
+
+
+def is_year(numeral: str) -> bool:
+    """The numeral reads as a year (1500 to 2099): a date, not an amount."""
+    return bool(_YEAR.fullmatch(numeral))
 
 
 def approx_tokens(text: str) -> int:

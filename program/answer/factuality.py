@@ -34,12 +34,11 @@ import numpy as np
 from program.answer.citations import cited_numbers, claims, outside_code, strip_markers
 from program.contract.result import Factuality
 from program.decomposition import named_entities
-from program.evidence import NUMERAL, split_sentences, terms
+from program.evidence import NUMERAL, is_year, split_sentences, terms
 from program.signals import mentions
 
 Embed = Callable[[list[str]], list[list[float]]]  # texts -> their dense vectors
 
-_YEAR = re.compile(r"^1[5-9]\d\d$|^20\d\d$")
 _MONTH = re.compile(r"\b(january|february|march|april|may|june|july|august|september|october|november|december)\b")
 _NEGATION = re.compile(r"\b(not|no|never|neither|nor|none|cannot)\b|n't\b", re.I)
 # subtle: negations are compared clause by clause: "Although X is similar to Y's work, the builder has not been
@@ -151,7 +150,7 @@ def _same_kind(a: str, b: str) -> bool:
     """Two values a reader would compare: two years, two months, or two other numbers."""
     if a.isalpha() or b.isalpha():
         return a.isalpha() and b.isalpha()
-    return bool(_YEAR.match(a)) == bool(_YEAR.match(b))
+    return is_year(a) == is_year(b)
 
 
 @functools.lru_cache(maxsize=8192)

@@ -16,7 +16,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
-from program.evidence import NUMERAL
+from program.evidence import NUMERAL, is_year
 
 # what a small LM writes for "the evidence does not say"; subtle: not "none", which is an answer
 _UNKNOWN = re.compile(r"^\W*(unknown|not (stated|given|found|mentioned|known)|n/a|no answer|cannot be determined)\W*$",
@@ -36,7 +36,6 @@ _TAG = re.compile(r"^\W*(?:\[\d+\]\s*)?(?:index|web(?:\s+[\w-]+(?:\.[\w-]+)+)?)\
 _COUNTING = re.compile(r"\bhow (many|much|long|old|far|tall|big|large)\b|\b(what|which) year\b", re.IGNORECASE)
 # a span of time asked; subtle: not how many, whose count can be 1500 or 2014 with no comma
 _DURATION = re.compile(r"\bhow (long|old)\b", re.IGNORECASE)
-_YEAR = re.compile(r"(1[5-9]|20)\d\d")
 _SINCE = re.compile(r"\bsince\b", re.IGNORECASE)
 # a question opening with which, what or who (after at most a leading phrase) asks what its
 # opening asks: "Which tool measures how much memory ...?" wants a name, not a number
@@ -71,7 +70,7 @@ def dates_a_duration(short_answer: str, question: str) -> bool:
     date, not a span of time ("first announced in February 2014", for how long a show runs).
     "since 2014" and a span of years do say how long."""
     numbers = NUMERAL.findall(short_answer)
-    return (bool(_DURATION.search(question)) and len(numbers) == 1 and bool(_YEAR.fullmatch(numbers[0]))
+    return (bool(_DURATION.search(question)) and len(numbers) == 1 and is_year(numbers[0])
             and not _SINCE.search(short_answer))
 
 
