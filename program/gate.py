@@ -351,11 +351,18 @@ def accepts(score: AnswerScore, t: Thresholds) -> bool:
     return score.total >= t.accept_score
 
 
-def keep_repair(before: AnswerScore, after: AnswerScore) -> bool:
-    """A repaired answer replaces the draft only when it fails less and scores no lower.
-    subtle: a higher score alone is not enough: a rambling rewrite that fixed nothing once
-    scored 0.001 higher on word overlap."""
-    return len(after.failed) < len(before.failed) and after.total >= before.total
+def repair_refused(before: AnswerScore, after: AnswerScore, repaired: Progress, t: Thresholds) -> str:
+    """Why a repaired answer does not replace the draft ("" when it does): it must fail less, score
+    no lower, and have a short answer its cited passages support, as a draft must (`_unsupported`).
+    subtle: a higher score alone is not enough: a rambling rewrite that fixed nothing once scored
+    0.001 higher on word overlap. And a repair is one more reading of the same evidence, so the
+    support rule binds it too: a span it brings that no cited passage uses is a guess."""
+    if len(after.failed) >= len(before.failed) or after.total < before.total:
+        return (f"the repair fixed none of {len(before.failed)} problem(s) without lowering the score "
+                f"({before.total:.2f} -> {after.total:.2f})")
+    if _unsupported(repaired, t):
+        return f"the repair's short answer is no answer: {_unsupported_reason(repaired, t)}"
+    return ""
 
 
 def _expand(s: Signals, p: Progress, b: Budget, t: Thresholds) -> Decision | None:

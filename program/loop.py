@@ -48,7 +48,7 @@ from program.gate import (
     follow_up,
     judged_confidence,
     keep_code_repair,
-    keep_repair,
+    repair_refused,
     spend,
 )
 from program.hints import Hints
@@ -363,7 +363,7 @@ class GatedRAG(dspy.Module):
 
     def _repair(self, run: RunState, before: AnswerScore, step) -> None:
         """One LM answer again, told what the answer got wrong; it is scored again and kept only
-        if it fixes something and scores no lower (`program.gate.keep_repair`)."""
+        if it fixes something, scores no lower and is supported (`program.gate.repair_refused`)."""
         draft, short_answer = run.draft, run.short_answer
         evidence = self._show(run, cited=set(cited_numbers(run.draft)))
         with run.timed("lm"):
@@ -372,11 +372,11 @@ class GatedRAG(dspy.Module):
         run.set_draft(out.get("answer"), out.get("short_answer"))
         after = self._score(run)
         step.score_after = after.total
-        kept = keep_repair(before, after)
-        if not kept:
+        refused = repair_refused(before, after, run.progress(), run.thresholds)
+        kept = not refused
+        if refused:
             run.draft, run.short_answer = draft, short_answer
-            run.warn(f"the repair fixed none of {len(before.failed)} problem(s) without lowering the score "
-                     f"({before.total:.2f} -> {after.total:.2f}): kept the answer as it was")
+            run.warn(f"{refused}: kept the answer as it was")
         final = after if kept else before
         run.acceptance = acceptance(before, after, kept=kept, accepted=accepts(final, run.thresholds), t=run.thresholds)
 

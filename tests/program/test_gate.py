@@ -15,8 +15,8 @@ from program.gate import (
     decide,
     decide_acceptance,
     grade_retrieval,
-    keep_repair,
     plateau,
+    repair_refused,
     spend,
     web_queries,
 )
@@ -407,11 +407,27 @@ def test_an_abstention_or_an_exhausted_clock_gets_no_repair():
     assert decide_acceptance(failing, abstained=False, seconds=0.0, t=T).rule == "out_of_time"
 
 
+REPAIRED = Progress(has_draft=True, draft_current=True)
+
+
 def test_a_repair_is_kept_only_when_it_fixes_something_and_scores_no_lower():
     failing = answer_score(0.4, failed=['must mention "x"'])
-    assert keep_repair(failing, answer_score(0.9))
-    assert not keep_repair(failing, answer_score(0.41, failed=['must mention "x"']))  # a higher score, nothing fixed
-    assert not keep_repair(failing, answer_score(0.3))  # fixed, but worse overall
+    assert repair_refused(failing, answer_score(0.9), REPAIRED, T) == ""
+    nothing_fixed = repair_refused(failing, answer_score(0.41, failed=['must mention "x"']), REPAIRED, T)
+    assert nothing_fixed.startswith("the repair fixed none of 1 problem(s)")  # a higher score, nothing fixed
+    assert repair_refused(failing, answer_score(0.3), REPAIRED, T).startswith("the repair fixed none")  # worse overall
+
+
+def test_a_repair_whose_short_answer_its_passages_do_not_support_is_refused():
+    failing = answer_score(0.3, contradictions=["it says 1946 where [1] says 1945"])
+    unused = replace(REPAIRED, answer_support=0.0)
+    assert "no passage the answer cites uses its short answer" in repair_refused(failing, answer_score(0.9), unused, T)
+    stranger = replace(REPAIRED, answer_similarity=0.1)
+    assert "off topic" in repair_refused(failing, answer_score(0.9), stranger, T)
+    unreached = replace(REPAIRED, answer_reached=False)
+    assert "reached from none" in repair_refused(failing, answer_score(0.9), unreached, T)
+    says_unknown = replace(unused, draft_unknown=True)  # "unknown" is no span to support
+    assert repair_refused(failing, answer_score(0.9), says_unknown, T) == ""
 
 
 def test_an_uncovered_sub_query_with_its_page_at_hand_does_not_keep_a_question_from_the_cliff():

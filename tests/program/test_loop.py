@@ -513,6 +513,16 @@ def test_a_contradicted_year_gets_a_repair_with_no_criteria():
     assert "1945" in result.answer
 
 
+def test_a_repair_that_brings_a_span_no_passage_uses_is_refused():
+    lm = scripted_lm(draft("Shirley Temple", "Kiss and Tell is a 1946 film starring Shirley Temple [1]."),
+                     draft("Prime Minister", "Kiss and Tell is a 1945 film; its star became Prime Minister [1]."))
+    result = run(lm, docs=CLIFF)
+    assert actions(result)[-1] == "repair" and acceptance_rule(result) == "contradiction"
+    assert result.short_answer == "Shirley Temple" and not result.acceptance.repaired
+    assert any(w.startswith("the repair's short answer is no answer: no passage the answer cites uses")
+               for w in result.warnings)
+
+
 def test_an_ordinary_answer_under_the_threshold_costs_no_lm_call():
     lm = scripted_lm(GUESS, verdict(False, 0.2, ["her office"]))  # the judge's low confidence pulls the score down
     result = run(lm, thresholds=Thresholds(max_doc_queries=0, max_web_searches=0))
