@@ -12,6 +12,7 @@ from program.evidence import (
     format_evidence,
     mmr_order,
     source_tag,
+    split_blocks,
     split_sentences,
     terms,
     trim_to_sentences,
@@ -66,6 +67,43 @@ def test_titles_and_initials_end_no_sentence():
     text = 'He voiced Dr. Robotnik in "Sonic the Hedgehog". It is based on A. A. Milne. The U.S. Army won.'
     assert split_sentences(text) == ['He voiced Dr. Robotnik in "Sonic the Hedgehog".', "It is based on A. A. Milne.",
                                      "The U.S. Army won."]
+
+
+REFERENCE = """## Details
+
+### Enum xsltSecurityOption
+
+enum xsltSecurityOption {
+    XSLT_SECPREF_READ_FILE = 1
+    XSLT_SECPREF_WRITE_FILE = 2
+};
+
+### xsltCheckRead ()
+
+int	xsltCheckRead			(xsltSecurityPrefsPtr sec,
+const xmlChar * URL)
+
+Check if the resource is allowed to be read
+wherever it is.
+
+| *`URL`*: | the resource to be read |
+| *`Returns`*: | 1 if read is allowed, 0 if not and -1 in case or error. |
+- first item
+- second item
+"""
+
+
+def test_a_pages_headings_table_rows_and_list_items_are_sentences_and_its_wrapped_lines_are_not():
+    sentences = split_blocks(REFERENCE)
+    assert sentences[:2] == ["## Details", "### Enum xsltSecurityOption"]
+    assert "Check if the resource is allowed to be read\nwherever it is." in sentences
+    assert "| *`Returns`*: | 1 if read is allowed, 0 if not and -1 in case or error. |" in sentences
+    assert sentences[-2:] == ["- first item", "- second item"]
+
+
+def test_trim_keeps_a_reference_pages_table_row_that_answers():
+    trimmed = trim_to_sentences(REFERENCE, terms("What does xsltCheckRead return if reading is not allowed?"), 40)
+    assert trimmed.startswith("## Details") and "0 if not" in trimmed
 
 
 def test_after_a_web_search_only_the_best_few_earlier_passages_follow_the_new_ones():
