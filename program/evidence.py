@@ -22,6 +22,8 @@ _SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9\"'(])")
 # a documentation page's blocks end sentences that no period ends: a blank line, or a line break
 # before a heading, a table row, a list item, a code fence or a quote
 _BLOCK_BREAK = re.compile(r"\n\s*\n|\n(?=[ \t]*(?:#{1,6}\s|\||[-*+]\s|\d+[.)]\s|```|>))")
+# a table row or a list item: a record, whose parts only mean something together
+_RECORD = re.compile(r"\s*(?:\||[-*+]\s|\d+[.)]\s)")
 # a period after a title or an initial ("Dr. Robotnik", "A. A. Milne", "U.S. Army") ends no sentence
 _NOT_AN_END = re.compile(r"(?:\b(?:Dr|Mr|Mrs|Ms|St|Jr|Sr|Prof|Gen|Col|Lt|Capt|Sgt|Rev|Mt|Ft|vs|No|Inc|Co|Corp|Ltd)|\b[A-Z])\.$")
 _WORD = re.compile(r"[a-z0-9]+")
@@ -52,11 +54,16 @@ def terms(text: str) -> frozenset[str]:
     return frozenset(w for w in _WORD.findall(text.lower()) if w not in _STOP)
 
 
-def split_blocks(text: str) -> list[str]:
+def split_blocks(text: str, record_tokens: int) -> list[str]:
     """The text's sentences, and each heading, table row, list item or code block of a page as one:
     in a function's reference the line "| Returns: | 0 if not allowed |" ends with no period, and
-    as part of one long "sentence" it was cut away when the passage was trimmed."""
-    return [sentence for block in _BLOCK_BREAK.split(text) for sentence in split_sentences(block)]
+    as part of one long "sentence" it was cut away when the passage was trimmed. A table row or a
+    list item of at most `record_tokens` is not split further: its first cell or words name what
+    its sentences describe, and trimmed apart, "The default is 5 seconds" lost the
+    "HealthCheckTimeoutSeconds" it was of. A longer one is split, so that a part of it can be shown."""
+    return [sentence for block in _BLOCK_BREAK.split(text)
+            for sentence in ([block.strip()] if _RECORD.match(block) and approx_tokens(block) <= record_tokens
+                             else split_sentences(block))]
 
 
 def split_sentences(text: str) -> list[str]:
@@ -79,7 +86,7 @@ def trim_to_sentences(text: str, focus: set[str] | frozenset[str], max_tokens: i
 # replayed, trims the same passages to the same focus
 @functools.lru_cache(maxsize=16384)
 def _trim(text: str, focus: frozenset[str], max_tokens: int) -> str:
-    sentences = split_blocks(text)
+    sentences = split_blocks(text, max_tokens)
     ranked = [0] + sorted(range(1, len(sentences)), key=lambda i: -len(terms(sentences[i]) & focus))
     kept, used = set(), 0
     for i in ranked:

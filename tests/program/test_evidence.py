@@ -94,7 +94,7 @@ wherever it is.
 
 
 def test_a_pages_headings_table_rows_and_list_items_are_sentences_and_its_wrapped_lines_are_not():
-    sentences = split_blocks(REFERENCE)
+    sentences = split_blocks(REFERENCE, 100)
     assert sentences[:2] == ["## Details", "### Enum xsltSecurityOption"]
     assert "Check if the resource is allowed to be read\nwherever it is." in sentences
     assert "| *`Returns`*: | 1 if read is allowed, 0 if not and -1 in case or error. |" in sentences
@@ -104,6 +104,24 @@ def test_a_pages_headings_table_rows_and_list_items_are_sentences_and_its_wrappe
 def test_trim_keeps_a_reference_pages_table_row_that_answers():
     trimmed = trim_to_sentences(REFERENCE, terms("What does xsltCheckRead return if reading is not allowed?"), 40)
     assert trimmed.startswith("## Details") and "0 if not" in trimmed
+
+
+SETTINGS = """| Setting | Description |
+| --- | --- |
+| **TimeoutSeconds** | The time during which no response from a target means a failed health check. The range is 2-120 seconds. The default is 5 seconds if the target type is `instance` and 30 seconds if the target type is `lambda`. |
+| **IntervalSeconds** | The time between health checks of a target. The range is 5-300 seconds. The default is 30 seconds if the target type is `instance` and 35 seconds if the target type is `lambda`. |"""
+
+
+def test_trim_keeps_a_table_rows_name_with_the_value_it_gives():
+    trimmed = trim_to_sentences(SETTINGS, terms("What is the default TimeoutSeconds for the lambda target type?"), 70)
+    assert "| **TimeoutSeconds** | The time during which no response" in trimmed
+    assert "The default is 5 seconds" in trimmed and "35 seconds" not in trimmed
+
+
+def test_a_list_item_longer_than_the_budget_is_split_into_its_sentences():
+    item = "- **Retries.** " + "Filler words that say nothing. " * 20 + "The default is 3."
+    assert split_blocks(item, 1000) == [item]
+    assert split_blocks(item, 20)[-1] == "The default is 3."
 
 
 def test_after_a_web_search_only_the_best_few_earlier_passages_follow_the_new_ones():
