@@ -56,11 +56,12 @@ def terms(text: str) -> frozenset[str]:
 
 
 def split_blocks(text: str, record_tokens: int) -> list[str]:
-    """The text's sentences, and each heading, table row, list item or code block of a page as one:
-    in a function's reference the line "| Returns: | 0 if not allowed |" ends with no period, and
-    as part of one long "sentence" it was cut away when the passage was trimmed. A table row or a
-    list item of at most `record_tokens` is not split further: its first cell or words name what
-    its sentences describe, and trimmed apart, "The default is 5 seconds" lost the
+    """The text's sentences, which a page's block breaks (`_BLOCK_BREAK`: a blank line, or a line
+    opening a heading, table row, list item, code fence or quote) also end: in a function's
+    reference the line "| Returns: | 0 if not allowed |" ends with no period, and as part of one
+    long "sentence" it was cut away when the passage was trimmed. A table row or a list item of at
+    most `record_tokens` is not split further: its first cell or words name what its sentences
+    describe, and trimmed apart, "The default is 5 seconds" lost the
     "HealthCheckTimeoutSeconds" it was of. A longer one is split, so that a part of it can be shown."""
     return [sentence for block in _BLOCK_BREAK.split(text)
             for sentence in ([block.strip()] if _RECORD.match(block) and approx_tokens(block) <= record_tokens
