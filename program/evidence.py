@@ -17,14 +17,14 @@ from urllib.parse import urlsplit
 import numpy as np
 
 from program.retrieval.passage import Passage
+from program.retrieval.sections.blocks import RECORD_MARK
 
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9\"'(])")
-_RECORD_MARK = r"(?:\||[-*+]\s|\d+[.)]\s)"  # how a table row or a list item starts
 # a documentation page's blocks end sentences that no period ends: a blank line, or a line break
 # before a heading, a table row, a list item, a code fence or a quote
-_BLOCK_BREAK = re.compile(rf"\n\s*\n|\n(?=[ \t]*(?:#{{1,6}}\s|{_RECORD_MARK}|```|>))")
+_BLOCK_BREAK = re.compile(rf"\n\s*\n|\n(?=[ \t]*(?:#{{1,6}}\s|{RECORD_MARK}|```|>))")
 # a table row or a list item: a record, whose parts only mean something together
-_RECORD = re.compile(rf"\s*{_RECORD_MARK}")
+_RECORD = re.compile(rf"\s*{RECORD_MARK}")
 # a period after a title or an initial ("Dr. Robotnik", "A. A. Milne", "U.S. Army") ends no sentence
 _NOT_AN_END = re.compile(r"(?:\b(?:Dr|Mr|Mrs|Ms|St|Jr|Sr|Prof|Gen|Col|Lt|Capt|Sgt|Rev|Mt|Ft|vs|No|Inc|Co|Corp|Ltd)|\b[A-Z])\.$")
 _WORD = re.compile(r"[a-z0-9]+")

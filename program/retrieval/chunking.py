@@ -3,7 +3,9 @@
 A "paragraphs" document gives one chunk per blank-line-separated paragraph, never split (a HotpotQA
 paragraph is one chunk). A "markdown" or "rst" document is cut at its headings; small sections are
 packed together up to `max_chars`, a large section is cut between its blocks, and a block (a fenced
-code block, a directive with its body) is never split, however long. A "python" document gives
+code block, a directive with its body) is never split, however long. A markdown block that does not
+fit is the exception: it is cut between its table rows and list items, and an item still too long
+between its lines, never inside a fenced code block or a line. A "python" document gives
 each top-level function or class its own chunks (see `program.retrieval.sections.python_source`), and
 TypeScript, JavaScript, Rust and Go source each top-level definition with the imports it uses
 (`program.retrieval.sections.code_source`).
@@ -21,7 +23,7 @@ from pydantic import BaseModel
 
 from program.retrieval.links import Link
 from program.retrieval.sections import Section, Span
-from program.retrieval.sections.blocks import blocks
+from program.retrieval.sections.blocks import EVERY_LINE, blocks, records
 from program.retrieval.sections.code_source import code_sections
 from program.retrieval.sections.markdown import markdown_sections
 from program.retrieval.sections.python_source import python_sections
@@ -29,8 +31,9 @@ from program.retrieval.sections.rst import rst_sections
 
 MAX_CHARS = 1200  # about the 256 tokens all-MiniLM-L6-v2 reads before it truncates
 # bump when `chunk_document` cuts the same document differently (2: a heading shares its chunk with the
-# block under it): it is part of every document's hash, so ingest chunks each held document again
-CHUNKING = 2
+# block under it; 3: a long markdown block is cut between its records): it is part of every document's
+# hash, so ingest chunks each held document again
+CHUNKING = 3
 
 Kind = Literal["paragraphs", "markdown", "rst", "python", "javascript", "typescript", "tsx", "rust", "go"]
 SPLITTERS: dict[str, Callable[[str], list[Section]]] = {
@@ -86,7 +89,29 @@ def _code_parts(sections: list[Section], max_chars: int) -> list[tuple[list[str]
 
 def _sections(doc: Document, max_chars: int) -> list[Section]:
     splitter = SPLITTERS.get(doc.kind)
-    return splitter(doc.text) if splitter is not None else code_sections(doc.kind, doc.text, max_chars)
+    if splitter is None:
+        return code_sections(doc.kind, doc.text, max_chars)
+    sections = splitter(doc.text)
+    if doc.kind != "markdown":
+        return sections
+    return [s._replace(blocks=[piece for block in s.blocks for piece in _cut(doc.text, block, max_chars)])
+            for s in sections]
+
+
+def _cut(text: str, block: Span, max_chars: int) -> list[Span]:
+    """A markdown block as pieces that fit in a chunk, cut between its records (table rows, list items)
+    and a record too long for one between its lines. A page converted from HTML often has no blank
+    line in a whole options list or table (Valgrind's "Core Command-line Options" was one 25,000-character
+    block), and the embedding reads only a chunk's first 1,200 characters or so: an option further down
+    could not be found."""
+    if block[1] - block[0] <= max_chars:
+        return [block]
+    units = [unit for record in records(text, *block)
+             for unit in ([record] if record[1] - record[0] <= max_chars else records(text, *record, EVERY_LINE))]
+    pieces = [units[0]]
+    for start, end in units[1:]:
+        pieces[-1:] = [(pieces[-1][0], end)] if end - pieces[-1][0] <= max_chars else [pieces[-1], (start, end)]
+    return pieces
 
 
 def _below_title(path: list[str], title: str) -> list[str]:

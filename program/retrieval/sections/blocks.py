@@ -1,6 +1,7 @@
-"""Lines with their offsets, and blank-line-separated blocks that keep a fenced code block whole.
+"""Lines with their offsets, blank-line-separated blocks that keep a fenced code block whole, and a
+block's records (its table rows and list items).
 
-Shared by the markdown and plain-paragraph splitters. This module knows nothing of headings.
+Shared by the markdown and plain-paragraph splitters and by chunking. This module knows nothing of headings.
 """
 
 from __future__ import annotations
@@ -11,6 +12,9 @@ from collections.abc import Iterator
 from program.retrieval.sections import Span
 
 _FENCE = re.compile(r"^\s{0,3}(`{3,}|~{3,})")
+RECORD_MARK = r"(?:\||[-*+]\s|\d+[.)]\s)"  # how a markdown table row or list item starts
+RECORD = re.compile(rf"[ \t]*{RECORD_MARK}")
+EVERY_LINE = re.compile("")
 
 
 def lines(text: str, start: int = 0, end: int | None = None) -> Iterator[tuple[int, str]]:
@@ -37,6 +41,20 @@ def blocks(text: str, start: int = 0, end: int | None = None) -> list[Span]:
     if open_at is not None:
         found.append((open_at, close_at))
     return found
+
+
+def records(text: str, start: int, end: int, opens: re.Pattern[str] = RECORD) -> list[Span]:
+    """text[start:end] as consecutive spans, each from a line that `opens` one (default: a table row
+    or a list item) to the line before the next. A line inside a fenced code block opens none, so no
+    span ends inside one; the lines before the first opening line are a span of their own."""
+    found: list[list[int]] = []
+    fence = None
+    for offset, line in lines(text, start, end):
+        if not found or (fence is None and opens.match(line)):
+            found.append([offset, offset])
+        found[-1][1] = offset + len(line)
+        fence = next_fence(fence, line)
+    return [(first, last) for first, last in found]
 
 
 def next_fence(fence: str | None, line: str) -> str | None:

@@ -61,4 +61,38 @@ def test_a_heading_stays_with_the_block_under_it_however_long_that_block():
                             max_chars=300)
     assert not any(c.text.strip() in ("### Added", "### Fixed") for c in chunks)
     added = next(c for c in chunks if c.text.startswith("### Added"))
-    assert changes in added.text and added.title == "Guide > Changelog > Added"
+    assert added.text.startswith("### Added\n\n- Fixed bug 0 in the resolver.") and added.title == "Guide > Changelog > Added"
+
+
+def test_a_long_list_with_no_blank_line_is_cut_between_its_items():
+    options = "\n".join(f"- `--option-{i}=<yes|no> [default: no]`\n  What option {i} turns on." for i in range(60))
+    chunks = chunk_document(markdown(f"# Options\n\n{options}"), max_chars=300)
+    assert all(len(c.text) <= 300 for c in chunks)
+    # every option is in a chunk with its own description, so search can find the one asked for
+    assert all(any(f"`--option-{i}=<yes|no> [default: no]`\n  What option {i} turns on." in c.text for c in chunks)
+               for i in range(60))
+    text = f"# Options\n\n{options}"
+    assert "\n".join(c.text for c in chunks) == text and all(c.text == text[c.start:c.end] for c in chunks)
+
+
+def test_a_table_with_no_blank_line_is_cut_between_its_rows():
+    rows = "\n".join(f"| Setting{i} | The default is {i} seconds. |" for i in range(40))
+    table = f"| Name | Description |\n| --- | --- |\n{rows}"
+    chunks = chunk_document(markdown(f"# Settings\n\n{table}"), max_chars=400)
+    assert len(chunks) > 1 and all(len(c.text) <= 400 for c in chunks)
+    assert all(line.startswith("|") for c in chunks[1:] for line in c.text.splitlines())
+
+
+def test_a_long_item_is_cut_between_its_lines_but_never_inside_a_code_fence():
+    prose = "\n".join(f"Line {i} of a wrapped paragraph in one item." for i in range(20))
+    code = "```\n" + "\n".join(f"step_{i}()" for i in range(60)) + "\n```"
+    chunks = chunk_document(markdown(f"# Item\n\n- {prose}\n{code}\n- Next item."), max_chars=300)
+    assert sum(code in c.text for c in chunks) == 1
+    assert all(len(c.text) <= 300 for c in chunks if code not in c.text)
+    assert any("Line 5 " in c.text and code not in c.text for c in chunks)
+
+
+def test_a_paragraphs_document_keeps_a_long_list_whole():
+    items = "\n".join(f"- item {i}" for i in range(200))
+    chunks = chunk_document(Document(doc_id="p", title="P", text=items), max_chars=300)
+    assert [c.text for c in chunks] == [items]
