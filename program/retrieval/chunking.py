@@ -2,10 +2,10 @@
 
 A "paragraphs" document gives one chunk per blank-line-separated paragraph, never split (a HotpotQA
 paragraph is one chunk). A "markdown" or "rst" document is cut at its headings; small sections are
-packed together up to `max_chars`, a large section is cut between its blocks, and a block (a fenced
-code block, a directive with its body) is never split, however long. A markdown block that does not
-fit is the exception: it is cut between its table rows and list items, and an item still too long
-between its lines, never inside a fenced code block or a line. A "python" document gives
+packed together up to `max_chars`, and a large section is cut between its blocks. An rst block (a
+directive with its body) is never split; a markdown block too long for a chunk is cut between its
+table rows and list items, and an item still too long between its lines, never inside a fenced code
+block or a line. A "python" document gives
 each top-level function or class its own chunks (see `program.retrieval.sections.python_source`), and
 TypeScript, JavaScript, Rust and Go source each top-level definition with the imports it uses
 (`program.retrieval.sections.code_source`).

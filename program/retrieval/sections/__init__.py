@@ -1,7 +1,9 @@
 """Where a document's text divides: per format, its sections (heading path and blocks), as offsets.
 
-A block is a `(start, end)` span of the document text that chunking never splits: a paragraph, a
-fenced code block, a whole Python function. A section is the blocks under one heading path.
+A block is a `(start, end)` span of the document text: a paragraph, a fenced code block, a whole
+Python function. Chunking never splits one, except a markdown block too long for a chunk, which it
+cuts between its table rows and list items (`blocks.records`). A section is the blocks under one
+heading path.
 Packing blocks into chunks of a size is `program.retrieval.chunking`'s job, not this package's.
 """
 

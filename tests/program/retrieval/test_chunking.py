@@ -1,4 +1,5 @@
-"""program/retrieval/chunking.py: paragraphs stay whole, markdown follows headings, code fences never split."""
+"""program/retrieval/chunking.py: paragraphs stay whole, markdown follows headings, a long list is cut
+between its items, code fences never split."""
 
 from program.retrieval.chunking import Document, chunk_document
 
