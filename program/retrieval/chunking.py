@@ -110,7 +110,10 @@ def _cut(text: str, block: Span, max_chars: int) -> list[Span]:
              for unit in ([record] if record[1] - record[0] <= max_chars else records(text, *record, EVERY_LINE))]
     pieces = [units[0]]
     for start, end in units[1:]:
-        pieces[-1:] = [(pieces[-1][0], end)] if end - pieces[-1][0] <= max_chars else [pieces[-1], (start, end)]
+        if end - pieces[-1][0] <= max_chars:
+            pieces[-1] = (pieces[-1][0], end)  # the open piece grows to the end of this unit
+        else:
+            pieces.append((start, end))
     return pieces
 
 

@@ -13,7 +13,7 @@ from program.retrieval.sections import Span
 
 _FENCE = re.compile(r"^\s{0,3}(`{3,}|~{3,})")
 RECORD_MARK = r"(?:\||[-*+]\s|\d+[.)]\s)"  # how a markdown table row or list item starts
-RECORD = re.compile(rf"[ \t]*{RECORD_MARK}")
+_RECORD = re.compile(rf"[ \t]*{RECORD_MARK}")
 EVERY_LINE = re.compile("")
 
 
@@ -43,7 +43,7 @@ def blocks(text: str, start: int = 0, end: int | None = None) -> list[Span]:
     return found
 
 
-def records(text: str, start: int, end: int, opens: re.Pattern[str] = RECORD) -> list[Span]:
+def records(text: str, start: int, end: int, opens: re.Pattern[str] = _RECORD) -> list[Span]:
     """text[start:end] as consecutive spans, each from a line that `opens` one (default: a table row
     or a list item) to the line before the next. A line inside a fenced code block opens none, so no
     span ends inside one; the lines before the first opening line are a span of their own."""
