@@ -5,8 +5,8 @@ paragraph is one chunk). A "markdown" or "rst" document is cut at its headings; 
 packed together up to `max_chars`, and a large section is cut between its blocks. An rst block (a
 directive with its body) is never split; a markdown block too long for a chunk is cut between its
 table rows and list items, and an item still too long between its lines, never inside a fenced code
-block or a line. A "python" document gives
-each top-level function or class its own chunks (see `program.retrieval.sections.python_source`), and
+block or a line; each later piece of a cut table opens a chunk under the table's header row. A
+"python" document gives each top-level function or class its own chunks (see `program.retrieval.sections.python_source`), and
 TypeScript, JavaScript, Rust and Go source each top-level definition with the imports it uses
 (`program.retrieval.sections.code_source`).
 Every chunk carries its heading path, also joined into its title, and the `start`/`end` offsets of
@@ -16,7 +16,7 @@ its text in the document text. This module does not read files, embed or store a
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from typing import Literal
 
 from pydantic import BaseModel
@@ -31,14 +31,16 @@ from program.retrieval.sections.rst import rst_sections
 
 MAX_CHARS = 1200  # about the 256 tokens all-MiniLM-L6-v2 reads before it truncates
 # bump when `chunk_document` cuts the same document differently (2: a heading shares its chunk with the
-# block under it; 3: a long markdown block is cut between its records): it is part of every document's
-# hash, so ingest chunks each held document again
-CHUNKING = 3
+# block under it; 3: a long markdown block is cut between its records; 4: a cut table's later pieces
+# carry its header row): it is part of every document's hash, so ingest chunks each held document again
+CHUNKING = 4
 
 Kind = Literal["paragraphs", "markdown", "rst", "python", "javascript", "typescript", "tsx", "rust", "go"]
 SPLITTERS: dict[str, Callable[[str], list[Section]]] = {
     "markdown": markdown_sections, "rst": rst_sections, "python": python_sections}
+_DELIMITER = frozenset("|:- \t")  # what a markdown table's row under its header is made of: | --- | :-: |
 CODE = {"python", "javascript", "typescript", "tsx", "rust", "go"}  # kinds whose sections are never merged
+Part = tuple[list[str], list[Span], tuple[Span, ...]]  # a chunk to be: heading path, blocks, context shown first
 
 
 class Document(BaseModel):
@@ -73,15 +75,26 @@ def chunk_document(doc: Document, max_chars: int = MAX_CHARS) -> list[Chunk]:
         parts = [([], [span], ()) for span in blocks(doc.text)]
     else:
         sections = [s._replace(path=_below_title(s.path, doc.title)) for s in _sections(doc, max_chars)]
-        parts = _code_parts(sections, max_chars) if doc.kind in CODE else \
-            [(path, spans, ()) for path, spans in _pack(sections, max_chars)]
+        parts = _code_parts(sections, max_chars) if doc.kind in CODE else _markdown_parts(doc, sections, max_chars)
     return [Chunk(doc_id=doc.doc_id, chunk_index=i, doc_chunks=len(parts), title=" > ".join([doc.title, *path]),
                   url=doc.url, text="\n\n".join(doc.text[s:e] for s, e in [*context, *spans]), origin=doc.origin,
                   root=doc.root, heading_path=path, start=spans[0][0], end=spans[-1][1])
             for i, (path, spans, context) in enumerate(parts)]
 
 
-def _code_parts(sections: list[Section], max_chars: int) -> list[tuple[list[str], list[Span], tuple[Span, ...]]]:
+def _markdown_parts(doc: Document, sections: list[Section], max_chars: int) -> list[Part]:
+    """Markdown and rst sections packed; a long markdown block cut first, and each later piece of a cut
+    table opens its own chunk under the table's header row: a row of numbers alone ("| 40 | Yes |")
+    does not say what it counts."""
+    heads: dict[int, Span] = {}  # where a later piece of a cut table starts -> its table's header rows
+    if doc.kind == "markdown":
+        sections = [s._replace(blocks=[piece for block in s.blocks for piece in _cut(doc.text, block, max_chars, heads)])
+                    for s in sections]
+    return [(path, spans, (heads[spans[0][0]],) if spans[0][0] in heads else ())
+            for path, spans in _pack(sections, max_chars, opens=heads.keys())]
+
+
+def _code_parts(sections: list[Section], max_chars: int) -> list[Part]:
     """Code sections are never merged: a chunk is one definition or part of one; its imports lead its first part."""
     return [(path, spans, section.context if k == 0 else ()) for section in sections
             for k, (path, spans) in enumerate(_pack([section], max_chars))]
@@ -89,32 +102,50 @@ def _code_parts(sections: list[Section], max_chars: int) -> list[tuple[list[str]
 
 def _sections(doc: Document, max_chars: int) -> list[Section]:
     splitter = SPLITTERS.get(doc.kind)
-    if splitter is None:
-        return code_sections(doc.kind, doc.text, max_chars)
-    sections = splitter(doc.text)
-    if doc.kind != "markdown":
-        return sections
-    return [s._replace(blocks=[piece for block in s.blocks for piece in _cut(doc.text, block, max_chars)])
-            for s in sections]
+    return code_sections(doc.kind, doc.text, max_chars) if splitter is None else splitter(doc.text)
 
 
-def _cut(text: str, block: Span, max_chars: int) -> list[Span]:
+def _cut(text: str, block: Span, max_chars: int, heads: dict[int, Span]) -> list[Span]:
     """A markdown block as pieces that fit in a chunk, cut between its records (table rows, list items)
     and a record too long for one between its lines. A page converted from HTML often has no blank
     line in a whole options list or table (Valgrind's "Core Command-line Options" was one 25,000-character
     block), and the embedding reads only a chunk's first 1,200 characters or so: an option further down
-    could not be found."""
+    could not be found. A piece that continues a table is entered in `heads` with the table's header,
+    and leaves room for it."""
     if block[1] - block[0] <= max_chars:
         return [block]
     units = [unit for record in records(text, *block)
              for unit in ([record] if record[1] - record[0] <= max_chars else records(text, *record, EVERY_LINE))]
-    pieces = [units[0]]
-    for start, end in units[1:]:
-        if end - pieces[-1][0] <= max_chars:
+    pieces, room = [units[0]], max_chars
+    for (start, end), head in zip(units[1:], _table_heads(text, units, max_chars // 4)[1:], strict=True):
+        if end - pieces[-1][0] <= room:
             pieces[-1] = (pieces[-1][0], end)  # the open piece grows to the end of this unit
-        else:
-            pieces.append((start, end))
+            continue
+        pieces.append((start, end))
+        room = max_chars
+        if head is not None:
+            heads[start] = head
+            room -= head[1] - head[0] + 2
     return pieces
+
+
+def _table_heads(text: str, units: list[Span], longest: int) -> list[Span | None]:
+    """For each unit, the header of the markdown table it is a body row of: the table's first row and
+    the delimiter row under it. None for a unit that is no table row or a header's own row, and for a
+    body row whose header is longer than `longest` (it would crowd out the rows it labels)."""
+    heads: list[Span | None] = []
+    head, fresh = None, False  # the open table's header; whether it opened at the unit before
+    for start, end in units:
+        row, label = text[start:end].strip(), None
+        if not row.startswith("|"):
+            head = None
+        elif head is None or (fresh and "-" in row and set(row) <= _DELIMITER):
+            head = (start if head is None else head[0], end)
+        elif head[1] - head[0] <= longest:
+            label = head
+        fresh = head is not None and head[0] == start
+        heads.append(label)
+    return heads
 
 
 def _below_title(path: list[str], title: str) -> list[str]:
@@ -122,8 +153,9 @@ def _below_title(path: list[str], title: str) -> list[str]:
     return path[1:] if path and path[0] == title else path
 
 
-def _pack(sections: list[Section], max_chars: int) -> list[tuple[list[str], list[Span]]]:
-    """Greedy: whole sections while they fit in the open chunk, else one section block by block.
+def _pack(sections: list[Section], max_chars: int, opens: Collection[int] = ()) -> list[tuple[list[str], list[Span]]]:
+    """Greedy: whole sections while they fit in the open chunk, else one section block by block. A
+    block that starts at one of `opens` always opens a chunk.
     A headed section's first block (its heading) always shares a chunk with the block after it: alone,
     "### Added" over a changelog's long list was a chunk search could find and no reader could use."""
     chunks: list[tuple[list[str], list[Span]]] = []  # (heading path of the first section, blocks)
@@ -134,7 +166,8 @@ def _pack(sections: list[Section], max_chars: int) -> list[tuple[list[str], list
         chunks.append((path, []))
         for span in spans:
             lone_heading = bool(path) and chunks[-1][1] == spans[:1]
-            if chunks[-1][1] and _size(chunks[-1][1] + [span]) > max_chars and not lone_heading:
+            full = _size(chunks[-1][1] + [span]) > max_chars or span[0] in opens
+            if chunks[-1][1] and full and not lone_heading:
                 chunks.append((path, []))
             chunks[-1][1].append(span)
     return chunks

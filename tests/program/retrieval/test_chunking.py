@@ -1,5 +1,5 @@
 """program/retrieval/chunking.py: paragraphs stay whole, markdown follows headings, a long list is cut
-between its items, code fences never split."""
+between its items and a long table between its rows under its header, code fences never split."""
 
 from program.retrieval.chunking import Document, chunk_document
 
@@ -81,7 +81,29 @@ def test_a_table_with_no_blank_line_is_cut_between_its_rows():
     table = f"| Name | Description |\n| --- | --- |\n{rows}"
     chunks = chunk_document(markdown(f"# Settings\n\n{table}"), max_chars=400)
     assert len(chunks) > 1 and all(len(c.text) <= 400 for c in chunks)
-    assert all(line.startswith("|") for c in chunks[1:] for line in c.text.splitlines())
+    assert all(line.startswith("|") for c in chunks[1:] for line in c.text.splitlines() if line)
+
+
+def test_each_later_piece_of_a_cut_table_opens_under_its_header_row():
+    header = "| Quota | Default | Adjustable |\n| --- | ---: | :-: |"
+    rows = [f"| Quota number {i} | {i * 5} | Yes |" for i in range(40)]
+    text = "# Quotas\n\nThe quotas of a region:\n" + header + "\n" + "\n".join(rows)
+    chunks = chunk_document(markdown(text), max_chars=400)
+    assert len(chunks) > 2 and all(len(c.text) <= 400 for c in chunks)
+    # a row of numbers alone does not say what it counts: each later piece is read under the header
+    assert all(c.text.startswith(header + "\n\n| Quota number") for c in chunks[1:])
+    assert [line for c in chunks for line in c.text.splitlines() if line.startswith("| Quota number")] == rows
+    # the header is shown, not claimed: a chunk's offsets still span only its own rows
+    assert all(text[c.start:c.end] == c.text.removeprefix(header + "\n\n") for c in chunks[1:])
+
+
+def test_a_cut_list_and_a_table_with_a_long_header_carry_no_header():
+    wide = "| " + " | ".join(f"Column {i} of a very wide table" for i in range(12)) + " |"
+    rows = "\n".join(f"| {i} |" + " x |" * 11 for i in range(40))
+    items = "\n".join(f"- item {i} of a long list with no blank line" for i in range(40))
+    text = f"# Wide\n\n{wide}\n{rows}\n\n# List\n\n{items}"
+    chunks = chunk_document(markdown(text), max_chars=400)
+    assert all(c.text == text[c.start:c.end] for c in chunks)
 
 
 def test_a_long_item_is_cut_between_its_lines_but_never_inside_a_code_fence():
