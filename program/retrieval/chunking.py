@@ -75,14 +75,14 @@ def chunk_document(doc: Document, max_chars: int = MAX_CHARS) -> list[Chunk]:
         parts = [([], [span], ()) for span in blocks(doc.text)]
     else:
         sections = [s._replace(path=_below_title(s.path, doc.title)) for s in _sections(doc, max_chars)]
-        parts = _code_parts(sections, max_chars) if doc.kind in CODE else _markdown_parts(doc, sections, max_chars)
+        parts = _code_parts(sections, max_chars) if doc.kind in CODE else _prose_parts(doc, sections, max_chars)
     return [Chunk(doc_id=doc.doc_id, chunk_index=i, doc_chunks=len(parts), title=" > ".join([doc.title, *path]),
                   url=doc.url, text="\n\n".join(doc.text[s:e] for s, e in [*context, *spans]), origin=doc.origin,
                   root=doc.root, heading_path=path, start=spans[0][0], end=spans[-1][1])
             for i, (path, spans, context) in enumerate(parts)]
 
 
-def _markdown_parts(doc: Document, sections: list[Section], max_chars: int) -> list[Part]:
+def _prose_parts(doc: Document, sections: list[Section], max_chars: int) -> list[Part]:
     """Markdown and rst sections packed; a long markdown block cut first, and each later piece of a cut
     table opens its own chunk under the table's header row: a row of numbers alone ("| 40 | Yes |")
     does not say what it counts."""
