@@ -97,18 +97,8 @@ def _trim(text: str, focus: frozenset[str], max_tokens: int) -> str:
             continue
         kept.add(i)
         used += cost
-    trimmed = _join([sentences[i] for i in sorted(kept)])
+    trimmed = " ".join(sentences[i] for i in sorted(kept))
     return trimmed if approx_tokens(trimmed) <= max_tokens else trimmed[: max_tokens * 4].rsplit(" ", 1)[0] + " …"
-
-
-def _join(sentences: list[str]) -> str:
-    """Sentences joined by spaces, but a table row or list item on a line of its own: run
-    together, "| db.t2.small | 16 | | db.t2.medium | 32 |" does not show where a row ends."""
-    joined = sentences[:1]
-    for before, sentence in zip(sentences, sentences[1:]):
-        joined.append("\n" if _RECORD.match(before) or _RECORD.match(sentence) else " ")
-        joined.append(sentence)
-    return "".join(joined)
 
 
 @dataclass
@@ -199,23 +189,16 @@ def _unit_vectors(passages: list[Passage]) -> np.ndarray | None:
 
 
 def format_evidence(shown: list[Shown]) -> str:
-    """A passage a line, `[n] index «title: text»` or `[n] web host «title: text»`, whose table
-    rows and list items continue it on indented lines of their own."""
+    """One line a passage: `[n] index «title: text»` or `[n] web host «title: text»`."""
     return "\n".join(f"[{s.n}] {source_tag(s.passage)} «{quoted(f'{s.passage.title}: {s.text}')}»" for s in shown)
 
 
 def quoted(text: str) -> str:
-    """The text made safe inside «»: no guillemet or look-alike to close the quote, no `[[`/`]]`
-    to fake a prompt field, no `<|`/`|>` to fake a chat turn, and no line that could pass for a
-    passage of its own. Line breaks fold into spaces, except around a table row or list item,
-    whose line is kept and indented: only a passage's own line starts at the margin."""
-    lines: list[str] = []
-    for line in filter(None, (" ".join(raw.split()) for raw in text.translate(_CLOSERS).splitlines())):
-        if lines and not (_RECORD.match(line) or _RECORD.match(lines[-1])):
-            lines[-1] += " " + line
-        else:
-            lines.append(line)
-    return _PROMPT_MARKS.sub(lambda mark: mark.group().strip("|")[:1], "\n  ".join(lines))
+    """The text made safe inside «»: one line (no newline can start a fake passage), no
+    guillemet or look-alike to close the quote, no `[[`/`]]` to fake a prompt field and no
+    `<|`/`|>` to fake a chat turn."""
+    flat = " ".join(text.translate(_CLOSERS).split())
+    return _PROMPT_MARKS.sub(lambda mark: mark.group().strip("|")[:1], flat)
 
 
 def source_tag(p: Passage) -> str:
