@@ -6,9 +6,9 @@ packed together up to `max_chars`, and a large section is cut between its blocks
 directive with its body) is never split; a markdown block too long for a chunk is cut between its
 table rows and list items, and an item still too long between its lines, never inside a fenced code
 block or a line; each later piece of a cut table opens a chunk under the table's header row. A
-"python" document gives each top-level function or class its own chunks (see `program.retrieval.sections.python_source`), and
-TypeScript, JavaScript, Rust and Go source each top-level definition with the imports it uses
-(`program.retrieval.sections.code_source`).
+"python" document gives each top-level function or class its own chunks (see
+`program.retrieval.sections.python_source`), and TypeScript, JavaScript, Rust and Go source each
+top-level definition with the imports it uses (`program.retrieval.sections.code_source`).
 Every chunk carries its heading path, also joined into its title, and the `start`/`end` offsets of
 its text in the document text. This module does not read files, embed or store anything; see
 `program.retrieval.readers` and `program.retrieval.indexing`.
