@@ -16,7 +16,7 @@ its text in the document text. This module does not read files, embed or store a
 
 from __future__ import annotations
 
-from collections.abc import Callable, Collection
+from collections.abc import Callable, Mapping
 from typing import Literal
 
 from pydantic import BaseModel
@@ -32,8 +32,9 @@ from program.retrieval.sections.rst import rst_sections
 MAX_CHARS = 1200  # about the 256 tokens all-MiniLM-L6-v2 reads before it truncates
 # bump when `chunk_document` cuts the same document differently (2: a heading shares its chunk with the
 # block under it; 3: a long markdown block is cut between its records; 4: a cut table's later pieces
-# carry its header row): it is part of every document's hash, so ingest chunks each held document again
-CHUNKING = 4
+# carry its header row; 5: blocks packed after such a piece leave room for that header): it is part of
+# every document's hash, so ingest chunks each held document again
+CHUNKING = 5
 
 Kind = Literal["paragraphs", "markdown", "rst", "python", "javascript", "typescript", "tsx", "rust", "go"]
 SPLITTERS: dict[str, Callable[[str], list[Section]]] = {
@@ -91,7 +92,7 @@ def _prose_parts(doc: Document, sections: list[Section], max_chars: int) -> list
         sections = [s._replace(blocks=[piece for block in s.blocks for piece in _cut(doc.text, block, max_chars, heads)])
                     for s in sections]
     return [(path, spans, (heads[spans[0][0]],) if spans[0][0] in heads else ())
-            for path, spans in _pack(sections, max_chars, opens=heads.keys())]
+            for path, spans in _pack(sections, max_chars, heads)]
 
 
 def _code_parts(sections: list[Section], max_chars: int) -> list[Part]:
@@ -153,26 +154,32 @@ def _below_title(path: list[str], title: str) -> list[str]:
     return path[1:] if path and path[0] == title else path
 
 
-def _pack(sections: list[Section], max_chars: int, opens: Collection[int] = ()) -> list[tuple[list[str], list[Span]]]:
+def _pack(sections: list[Section], max_chars: int,
+          heads: Mapping[int, Span] | None = None) -> list[tuple[list[str], list[Span]]]:
     """Greedy: whole sections while they fit in the open chunk, else one section block by block. A
-    block that starts at one of `opens` always opens a chunk.
+    block that starts at one of `heads` (a later piece of a cut table) always opens a chunk, and its
+    header counts toward that chunk's size.
     A headed section's first block (its heading) always shares a chunk with the block after it: alone,
     "### Added" over a changelog's long list was a chunk search could find and no reader could use."""
+    heads = heads or {}
     chunks: list[tuple[list[str], list[Span]]] = []  # (heading path of the first section, blocks)
     for path, spans, _ in sections:
-        if chunks and _size(chunks[-1][1] + spans) <= max_chars:
+        if chunks and _size(chunks[-1][1] + spans, heads) <= max_chars:
             chunks[-1][1].extend(spans)
             continue
         chunks.append((path, []))
         for span in spans:
             lone_heading = bool(path) and chunks[-1][1] == spans[:1]
-            full = _size(chunks[-1][1] + [span]) > max_chars or span[0] in opens
+            full = _size(chunks[-1][1] + [span], heads) > max_chars or span[0] in heads
             if chunks[-1][1] and full and not lone_heading:
                 chunks.append((path, []))
             chunks[-1][1].append(span)
     return chunks
 
 
-def _size(spans: list[Span]) -> int:
-    """The length of the spans' texts joined by blank lines."""
-    return sum(end - start for start, end in spans) + 2 * (len(spans) - 1)
+def _size(spans: list[Span], heads: Mapping[int, Span]) -> int:
+    """The length of the chunk text the spans make: their texts joined by blank lines, under the header
+    a chunk that opens with a cut table's later piece shows first."""
+    head = heads.get(spans[0][0])
+    shown = [head, *spans] if head else spans
+    return sum(end - start for start, end in shown) + 2 * (len(shown) - 1)

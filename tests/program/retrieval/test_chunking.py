@@ -97,6 +97,16 @@ def test_each_later_piece_of_a_cut_table_opens_under_its_header_row():
     assert all(text[c.start:c.end] == c.text.removeprefix(header + "\n\n") for c in chunks[1:])
 
 
+def test_blocks_packed_after_a_table_s_last_piece_leave_room_for_its_header():
+    header = "| Quota | Default | Adjustable |\n| --- | ---: | :-: |"
+    rows = "\n".join(f"| Quota number {i} | {i * 5} | Yes |" for i in range(20))
+    after = "A paragraph after the table that explains what the quotas mean for a region.\n\nAnother paragraph."
+    chunks = chunk_document(markdown(f"# Quotas\n\n{header}\n{rows}\n\n{after}"), max_chars=400)
+    # the header a piece is shown under is part of its chunk's text, so it counts toward the size
+    assert chunks[1].text.startswith(header) and all(len(c.text) <= 400 for c in chunks)
+    assert "Another paragraph." in chunks[-1].text
+
+
 def test_a_cut_list_and_a_table_with_a_long_header_carry_no_header():
     wide = "| " + " | ".join(f"Column {i} of a very wide table" for i in range(12)) + " |"
     rows = "\n".join(f"| {i} |" + " x |" * 11 for i in range(40))
