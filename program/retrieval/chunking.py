@@ -98,7 +98,7 @@ def _prose_parts(doc: Document, sections: list[Section], max_chars: int) -> list
 def _code_parts(sections: list[Section], max_chars: int) -> list[Part]:
     """Code sections are never merged: a chunk is one definition or part of one; its imports lead its first part."""
     return [(path, spans, section.context if k == 0 else ()) for section in sections
-            for k, (path, spans) in enumerate(_pack([section], max_chars))]
+            for k, (path, spans) in enumerate(_pack([section], max_chars, {}))]
 
 
 def _sections(doc: Document, max_chars: int) -> list[Section]:
@@ -154,14 +154,12 @@ def _below_title(path: list[str], title: str) -> list[str]:
     return path[1:] if path and path[0] == title else path
 
 
-def _pack(sections: list[Section], max_chars: int,
-          heads: Mapping[int, Span] | None = None) -> list[tuple[list[str], list[Span]]]:
+def _pack(sections: list[Section], max_chars: int, heads: Mapping[int, Span]) -> list[tuple[list[str], list[Span]]]:
     """Greedy: whole sections while they fit in the open chunk, else one section block by block. A
     block that starts at one of `heads` (a later piece of a cut table) always opens a chunk, and its
     header counts toward that chunk's size.
     A headed section's first block (its heading) always shares a chunk with the block after it: alone,
     "### Added" over a changelog's long list was a chunk search could find and no reader could use."""
-    heads = heads or {}
     chunks: list[tuple[list[str], list[Span]]] = []  # (heading path of the first section, blocks)
     for path, spans, _ in sections:
         if chunks and _size(chunks[-1][1] + spans, heads) <= max_chars:
