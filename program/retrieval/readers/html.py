@@ -186,13 +186,17 @@ def _glued_fence(line: str) -> tuple[str, str] | None:
 
 def _unescaped(markdown: str) -> str:
     """`markdown` without the backslashes before inline characters outside code (code keeps its
-    backslashes: they are literal there). Linear: one pass over the lines, one split of each."""
+    backslashes: they are literal there). A line that would open a code fence without them keeps
+    them: trafilatura writes only backtick fences, so a page's "\\~\\~\\~" (the underline under a
+    DocBook NEWS page's release title) is text, and unescaped it read the rest of the page as code.
+    Linear: one pass over the lines, one split of each."""
     lines, fence = [], None
     for line in markdown.split("\n"):
         in_code = fence is not None
         fence = next_fence(fence, line)
         if not in_code and fence is None:
             parts = _CODE_MARK.split(line)  # even parts are prose, odd ones inline code
-            line = "`".join(_INLINE_ESCAPE.sub(r"\1", part) if i % 2 == 0 else part for i, part in enumerate(parts))
+            plain = "`".join(_INLINE_ESCAPE.sub(r"\1", part) if i % 2 == 0 else part for i, part in enumerate(parts))
+            line = line if next_fence(None, plain) else plain
         lines.append(line)
     return "\n".join(lines)

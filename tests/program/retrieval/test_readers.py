@@ -339,6 +339,20 @@ def test_a_code_fence_glued_to_its_line_opens_a_block_and_what_follows_is_prose_
     assert "profile_first" in document.text
 
 
+# a DocBook release-notes page (Valgrind's NEWS): plain text lines, a release title underlined with tildes
+NEWS = ("<html><head><title>2. NEWS</title></head><body><div class='chapter'><h1>2. NEWS</h1><div "
+        "class='literallayout'><p>Release&nbsp;3.19.0&nbsp;(11&nbsp;Apr&nbsp;2022)<br>~~~~~~~~~~~~~~~~~~~~~~~~~~~~<br>"
+        + "".join(f"Fixed&nbsp;bug&nbsp;{i}&nbsp;in&nbsp;the&nbsp;memory&nbsp;checker.<br>" for i in range(30))
+        + "</p></div></div></body></html>")
+
+
+def test_a_tilde_underline_is_text_not_a_code_fence():
+    document, chunks = chunks_of("dist.news.html", NEWS, max_chars=300)
+    # trafilatura writes only backtick fences: unescaped, the underline had made the page one code block
+    assert "\\~\\~\\~" in document.text and all(len(c.text) <= 300 for c in chunks)
+    assert "Fixed bug 29 in the memory checker." in " ".join(document.text.split())
+
+
 NODE = ("<html><head><title>OS | Node.js v20.20.2 Documentation</title></head><body><div id='content'>"
         "<header><h1>Node.js v20.20.2 documentation</h1></header><div id='apicontent'><h2>OS</h2>"
         "<p>The node:os module provides operating system-related utility methods and properties.</p>"
