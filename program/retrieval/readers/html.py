@@ -3,8 +3,9 @@
 The document text is that markdown, so chunk offsets point into it, not into the HTML. Before
 extraction the page loses what it shows as controls rather than content: buttons (rustdoc's "Copy
 item path", inside every item's title), permalink anchors (Sphinx's and MkDocs' ¶, rustdoc's §),
-empty link targets, navigation lines (texinfo's "Next: …, Previous: …, Up: …") and navigation
-tables (DocBook's and gtk-doc's Prev / Up / Home / Next bar).
+empty link targets, navigation lines (texinfo's "Next: …, Previous: …, Up: …"), navigation
+tables (DocBook's and gtk-doc's Prev / Up / Home / Next bar) and tables of contents with their heading.
+Each `<pre>` is made code, so that trafilatura fences it however little its text looks like code.
 A heading that wrapper elements hold alone (DocBook's `<div class="titlepage"><div><div><h2>`) is
 lifted out of them, and a page that marks no `<main>` gets one around its body: trafilatura drops a
 wrapped heading, and on a page with no main container it gathers loose paragraphs and no heading
@@ -38,6 +39,7 @@ _PERMALINK_TEXT = re.compile(r"^\W{1,2}$")
 _SEPARATOR = re.compile(r"\s[|\-–—·]\s")
 # buttons, links to a place on their own page (kept unless their text is a mark), and empty link targets
 _CONTROLS = "//button | //a[starts-with(@href, '#')] | //a[not(@href) and not(*) and not(normalize-space())]"
+_HEADINGS = {"h1", "h2", "h3", "h4", "h5", "h6"}
 _WRAPPERS = {"div", "span", "header", "hgroup"}  # elements that only group: a heading alone in one is still a heading
 # the link types (HTML's `rel`) of a page's place in its manual, and the words that label them
 _NAV_RELS = {"next", "prev", "previous", "up", "index", "contents", "start"}
@@ -59,6 +61,8 @@ def read_html(file: SourceFile, html: str) -> list[Document]:
     _drop_controls(tree)
     _drop_nav_lines(tree)
     _drop_nav_tables(tree)
+    _drop_contents(tree)
+    _fence_preformatted(tree)
     _lift_headings(tree)
     _mark_main(tree)
     text = _unescaped(_unglued_fences(trafilatura.extract(tree, url=where, output_format="markdown",
@@ -126,6 +130,64 @@ def _drop_nav_tables(tree) -> None:
     reference with "| | | | | libxslt Reference Manual |", which the 0.5B then gave as an answer."""
     for table in tree.xpath(_NAV_TABLES):
         table.drop_tree()
+
+
+def _drop_contents(tree) -> None:
+    """Remove each table of contents: a heading whose whole section is a list of links to places on
+    its own page. trafilatura dropped the list but kept the heading, and every section after it nested
+    under it: each chunk of npm's command pages was titled "npm-install > Table of contents >
+    Configuration > save". A heading whose section goes on after such a list (Node's `process.stderr`
+    over the list of its properties) is a section, and stays."""
+    for listing in tree.xpath("//ul[not(ancestor::ul or ancestor::ol)] | //ol[not(ancestor::ul or ancestor::ol)]"):
+        if not _in_page_links_only(listing):
+            continue
+        block = listing
+        while block.getparent() is not None and block.getparent().tag in _WRAPPERS | {"nav", "section"} \
+                and _holds_only(block.getparent(), block):
+            block = block.getparent()
+        heading = block.getprevious()
+        if heading is not None and heading.tag in _HEADINGS and not (heading.tail or "").strip() \
+                and _section_ends(block):
+            heading.drop_tree()
+            block.drop_tree()
+
+
+def _section_ends(block) -> bool:
+    """No text follows the block before the next heading (an empty anchor may: texinfo's `<span id>`)."""
+    if (block.tail or "").strip():
+        return False
+    for sibling in block.itersiblings():
+        if sibling.tag in _HEADINGS:
+            return True
+        if sibling.text_content().strip() or (sibling.tail or "").strip():
+            return False
+    return True
+
+
+def _in_page_links_only(listing) -> bool:
+    """The list holds links, each to a place on its own page, and no text outside them (npm's lists
+    one link on some pages, its generator missing the sections it does not recognise)."""
+    links = listing.xpath(".//a")
+    return bool(links) and all((a.get("href") or "").startswith("#") for a in links) \
+        and not re.search(r"\w", " ".join(listing.xpath(".//text()[not(ancestor::a)]")))
+
+
+def _fence_preformatted(tree) -> None:
+    """Make each `<pre>` that holds no `<code>` one `<code>` of its text, its `<br>`s line breaks.
+    trafilatura fences a bare `<pre>` only when its text looks like code to it (a brace, an indented
+    line), and otherwise runs its lines on as prose: a shell comment in Valgrind's manual ("# and then
+    in another shell, run:") was the heading of 55 chunks, and gtk-doc's prototypes (libxslt's) ran
+    together, one function's closing parenthesis on the next one's line. A `<pre>` in a table cell
+    (texinfo's menus) stays as it is: a fence would break its row."""
+    for pre in list(tree.iter("pre")):  # subtle: a list, since each one's children are replaced
+        if pre.find("code") is not None or next(pre.iterancestors("td", "th"), None) is not None:
+            continue
+        for line_break in pre.iter("br"):
+            line_break.tail = "\n" + (line_break.tail or "")
+        code = pre.makeelement("code")
+        code.text = pre.text_content()
+        pre.clear(keep_tail=True)
+        pre.append(code)
 
 
 def _labels_only(block) -> bool:

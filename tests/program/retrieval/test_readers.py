@@ -353,6 +353,43 @@ def test_a_tilde_underline_is_text_not_a_code_fence():
     assert "Fixed bug 29 in the memory checker." in " ".join(document.text.split())
 
 
+# npm's command pages: a table of contents, its heading over a list of links to the page's own sections
+NPM = ("<html><head><title>npm-install</title></head><body><section id='content'><header><h1>npm-install</h1>"
+       "</header><section id='table_of_contents'><h2>Table of contents</h2><div id='_table_of_contents'><ul>"
+       "<li><a href='#synopsis'>Synopsis</a></li><li><a href='#configuration'>Configuration</a></li><ul><li>"
+       "<a href='#save'><code>save</code></a></li></ul></ul></div></section><div id='_content'><h3 id='synopsis'>"
+       "Synopsis</h3><p>npm install installs a package and any packages that it depends on.</p><h3 "
+       "id='configuration'>Configuration</h3><h4 id='save'>save</h4><ul><li><a href='#save-dev'>save-dev</a></li>"
+       "</ul><p>Default: true. Saves installed packages "
+       "to a package.json file as dependencies. See <a href='#synopsis'>Synopsis</a>.</p></div></section>"
+       "</body></html>")
+
+
+def test_a_table_of_contents_goes_with_its_heading_and_the_sections_after_it_are_not_under_it():
+    document, chunks = chunks_of("commands/npm-install.html", NPM, max_chars=120)
+    assert "Table of contents" not in document.text
+    # a heading whose section goes on after its list of links is a section
+    assert ["Configuration", "save"] in [c.heading_path for c in chunks]
+    assert "See Synopsis." in document.text  # a sentence's link to its own page stays
+
+
+# a DocBook example (Valgrind's manual) and a gtk-doc prototype (libxslt's): a `<pre>` whose text does not
+# look like code to trafilatura, and one whose lines are broken by `<br>`
+PRE = ("<html><head><title>3. Using the Valgrind gdbserver</title></head><body><main><h1>3. Using the Valgrind "
+       "gdbserver</h1><p>Example: on the Android system, execute the following:</p><pre class='screen'>valgrind "
+       "--vgdb-error=0 --vgdb=yes prog\n# and then in another shell, run:\nvgdb --port=1234\n</pre><p>GDB then "
+       "connects to the forwarder.</p><pre class='programlisting'>void\t<a href='#x'>xsltApplyImports</a>"
+       "\t(xsltTransformContextPtr ctxt, <br/>\t\t xmlNodePtr node);\nvoid\txsltComment\t(xmlNodePtr inst);"
+       "</pre><p>Process the XSLT apply-imports element.</p></main></body></html>")
+
+
+def test_a_pre_is_a_code_block_whatever_its_text_looks_like():
+    document, chunks = chunks_of("manual-core-adv.html", PRE, max_chars=400)
+    assert "```\nvalgrind --vgdb-error=0 --vgdb=yes prog\n# and then in another shell, run:\n" in document.text
+    assert all(c.heading_path == [] for c in chunks)  # the shell comment is no heading
+    assert "xsltApplyImports\t(xsltTransformContextPtr ctxt, \n\t\t xmlNodePtr node);\nvoid" in document.text
+
+
 NODE = ("<html><head><title>OS | Node.js v20.20.2 Documentation</title></head><body><div id='content'>"
         "<header><h1>Node.js v20.20.2 documentation</h1></header><div id='apicontent'><h2>OS</h2>"
         "<p>The node:os module provides operating system-related utility methods and properties.</p>"
