@@ -5,7 +5,8 @@ extraction the page loses what it shows as controls rather than content: buttons
 item path", inside every item's title), permalink anchors (Sphinx's and MkDocs' ¶, rustdoc's §),
 empty link targets, navigation lines (texinfo's "Next: …, Previous: …, Up: …"), navigation
 tables (DocBook's and gtk-doc's Prev / Up / Home / Next bar) and tables of contents with their heading.
-Each `<pre>` is made code, so that trafilatura fences it however little its text looks like code.
+Each `<pre>` is made code, so that trafilatura fences it however little its text looks like code, and
+a `<div>`'s loose text a paragraph, which trafilatura keeps.
 A heading that wrapper elements hold alone (DocBook's `<div class="titlepage"><div><div><h2>`) is
 lifted out of them, and a page that marks no `<main>` gets one around its body: trafilatura drops a
 wrapped heading, and on a page with no main container it gathers loose paragraphs and no heading
@@ -40,6 +41,13 @@ _SEPARATOR = re.compile(r"\s[|\-–—·]\s")
 # buttons, links to a place on their own page (kept unless their text is a mark), and empty link targets
 _CONTROLS = "//button | //a[starts-with(@href, '#')] | //a[not(@href) and not(*) and not(normalize-space())]"
 _HEADINGS = {"h1", "h2", "h3", "h4", "h5", "h6"}
+# elements that start a block of their own: what a run of loose text in a `<div>` ends at
+_BLOCK_TAGS = _HEADINGS | {"address", "article", "aside", "blockquote", "details", "dd", "div", "dl", "dt", "figure",
+                           "footer", "form", "header", "hr", "li", "main", "nav", "ol", "p", "pre", "section",
+                           "summary", "table", "ul"}
+# each `<div>` not part of something that reads its text as its own (a heading, a paragraph, a cell, code)
+_LOOSE_DIVS = "//div[not(ancestor::*[self::h1 or self::h2 or self::h3 or self::h4 or self::h5 or self::h6 " \
+              "or self::p or self::pre or self::table or self::a or self::code])]"
 _WRAPPERS = {"div", "span", "header", "hgroup"}  # elements that only group: a heading alone in one is still a heading
 # the link types (HTML's `rel`) of a page's place in its manual, and the words that label them
 _NAV_RELS = {"next", "prev", "previous", "up", "index", "contents", "start"}
@@ -63,6 +71,7 @@ def read_html(file: SourceFile, html: str) -> list[Document]:
     _drop_nav_tables(tree)
     _drop_contents(tree)
     _fence_preformatted(tree)
+    _wrap_loose_text(tree)
     _lift_headings(tree)
     _mark_main(tree)
     text = _unescaped(_unglued_fences(trafilatura.extract(tree, url=where, output_format="markdown",
@@ -188,6 +197,41 @@ def _fence_preformatted(tree) -> None:
         code.text = pre.text_content()
         pre.clear(keep_tail=True)
         pre.append(code)
+
+
+def _wrap_loose_text(tree) -> None:
+    """Put each run of text and inline elements that a `<div>` holds outside any paragraph into a
+    `<p>` of its own. trafilatura keeps a `<div>`'s loose text only on some pages, as its heuristics
+    go: in Expat's reference each function's description opens in its `<div class="fcndef">`, and 29
+    of those opening sentences were lost ("Constructs a new parser that has namespace processing in
+    effect …" read "*sep*, and the local part of the name."); so were rustdoc's one-line descriptions
+    of trait methods and Node's stability notes."""
+    for div in tree.xpath(_LOOSE_DIVS):
+        if not re.search(r"\w", (div.text or "") + "".join(child.tail or "" for child in div)):
+            continue
+        run = None
+        if (div.text or "").strip():
+            run = div.makeelement("p")
+            run.text, div.text = div.text, None
+            div.insert(0, run)
+        for child in [child for child in div if child is not run]:
+            if child.tag in _BLOCK_TAGS or not isinstance(child.tag, str):
+                run = _tail_run(child)
+                continue
+            if run is None:
+                run = div.makeelement("p")
+                child.addprevious(run)
+            run.append(child)  # the child's tail moves with it: it is the run's text too
+
+
+def _tail_run(block):
+    """A `<p>` after the block holding the text that follows it, or None when only space does."""
+    if not (block.tail or "").strip():
+        return None
+    run = block.makeelement("p")
+    run.text, block.tail = block.tail, None
+    block.addnext(run)
+    return run
 
 
 def _labels_only(block) -> bool:

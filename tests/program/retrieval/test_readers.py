@@ -390,6 +390,72 @@ def test_a_pre_is_a_code_block_whatever_its_text_looks_like():
     assert "xsltApplyImports\t(xsltTransformContextPtr ctxt, \n\t\t xmlNodePtr node);\nvoid" in document.text
 
 
+# Expat's reference, as it ships: each function's description is loose text in a `<div>`, beside a list
+# or an emphasis, which trafilatura dropped on this page (and kept on a shorter one)
+EXPAT = """<html><head><title>Expat XML Parser</title></head><body><div class='content'><p>Now that we've seen
+what a mess the top-level parsing loop can become, what have we gained?  Very simply, we can now use the
+<code><a href="#XML_StopParser">XML_StopParser</a></code> function to stop parsing, without having to go to
+great lengths to avoid additional processing that we're expecting to ignore.  As a bonus, we get to stop
+parsing <em>temporarily</em>, and come back to it when we're ready.</p>
+<p>To stop parsing from a handler function, use the <code><a href="#XML_StopParser">XML_StopParser</a></code>
+function.  This function takes two arguments; the parser being stopped and a flag indicating whether the parse
+can be resumed in the future.</p>
+<hr />
+<h2><a name="reference" id="reference">Expat Reference</a></h2>
+<h3><a name="creation" id="creation">Parser Creation</a></h3>
+<h4 id="XML_ParserCreate">XML_ParserCreate</h4>
+<pre class="fcndec">
+XML_Parser XMLCALL
+XML_ParserCreate(const XML_Char *encoding);
+</pre>
+<div class="fcndef">
+Construct a new parser. If encoding is non-null, it specifies a
+character encoding to use for the document. This overrides the document
+encoding declaration. There are four built-in encodings:
+<ul>
+<li>US-ASCII</li>
+<li>UTF-8</li>
+<li>UTF-16</li>
+<li>ISO-8859-1</li>
+</ul>
+Any other value will invoke a call to the UnknownEncodingHandler.
+</div>
+<h4 id="XML_ParserCreateNS">XML_ParserCreateNS</h4>
+<pre class="fcndec">
+XML_Parser XMLCALL
+XML_ParserCreateNS(const XML_Char *encoding,
+                   XML_Char sep);
+</pre>
+<div class="fcndef">
+Constructs a new parser that has namespace processing in effect. Namespace
+expanded element names and attribute names are returned as a concatenation
+of the namespace URI, <em>sep</em>, and the local part of the name. This
+means that you should pick a character for <em>sep</em> that can't be part
+of an URI. Since Expat does not check namespace URIs for conformance, the
+only safe choice for a namespace separator is a character that is illegal
+in XML. For instance, <code>'\\xFF'</code> is not legal in UTF-8, and
+<code>'\\xFFFF'</code> is not legal in UTF-16. There is a special case when
+<em>sep</em> is the null character <code>'\\0'</code>: the namespace URI and
+the local part will be concatenated without any separator - this is intended
+to support RDF processors. It is a programming error to use the null separator
+with <a href="#XML_SetReturnNSTriplet">namespace triplets</a>.</div>
+<p><strong>Note:</strong>
+Expat does not validate namespace URIs (beyond encoding)
+against RFC 3986 today (and is not required to do so with regard to
+the XML 1.0 namespaces specification) but it may start doing that
+in future releases.
+</p>
+</div></body></html>"""
+
+
+def test_a_div_s_loose_text_is_read_beside_its_list_and_its_emphasis():
+    document, _ = chunks_of("reference.html", EXPAT, max_chars=400)
+    text = " ".join(document.text.split())
+    assert "There are four built-in encodings: - US-ASCII - UTF-8" in text
+    assert "Constructs a new parser that has namespace processing in effect." in text
+    assert "namespace URI, *sep*, and the local part" in text  # the emphasis stays inside its sentence
+
+
 NODE = ("<html><head><title>OS | Node.js v20.20.2 Documentation</title></head><body><div id='content'>"
         "<header><h1>Node.js v20.20.2 documentation</h1></header><div id='apicontent'><h2>OS</h2>"
         "<p>The node:os module provides operating system-related utility methods and properties.</p>"
