@@ -45,9 +45,10 @@ _HEADINGS = {"h1", "h2", "h3", "h4", "h5", "h6"}
 _BLOCK_TAGS = _HEADINGS | {"address", "article", "aside", "blockquote", "details", "dd", "div", "dl", "dt", "figure",
                            "footer", "form", "header", "hr", "li", "main", "nav", "ol", "p", "pre", "section",
                            "summary", "table", "ul"}
+_EVERY_HEADING = " | ".join(f"//{tag}" for tag in sorted(_HEADINGS))
 # each `<div>` not part of something that reads its text as its own (a heading, a paragraph, a cell, code)
-_LOOSE_DIVS = "//div[not(ancestor::*[self::h1 or self::h2 or self::h3 or self::h4 or self::h5 or self::h6 " \
-              "or self::p or self::pre or self::table or self::a or self::code])]"
+_LOOSE_DIVS = "//div[not(ancestor::*[" + " or ".join(
+    f"self::{tag}" for tag in (*sorted(_HEADINGS), "p", "pre", "table", "a", "code")) + "])]"
 _WRAPPERS = {"div", "span", "header", "hgroup"}  # elements that only group: a heading alone in one is still a heading
 # the link types (HTML's `rel`) of a page's place in its manual, and the words that label them
 _NAV_RELS = {"next", "prev", "previous", "up", "index", "contents", "start"}
@@ -178,7 +179,7 @@ def _in_page_links_only(listing) -> bool:
     one link on some pages, its generator missing the sections it does not recognise)."""
     links = listing.xpath(".//a")
     return bool(links) and all((a.get("href") or "").startswith("#") for a in links) \
-        and not re.search(r"\w", " ".join(listing.xpath(".//text()[not(ancestor::a)]")))
+        and not re.search(r"\w", _unlinked_text(listing))
 
 
 def _fence_preformatted(tree) -> None:
@@ -236,13 +237,18 @@ def _tail_run(block):
 
 def _labels_only(block) -> bool:
     """The block's text outside its links is only navigation labels and punctuation."""
-    words = re.findall(r"\w+", " ".join(block.xpath(".//text()[not(ancestor::a)]")).lower())
+    words = re.findall(r"\w+", _unlinked_text(block).lower())
     return set(words) <= _NAV_LABELS
+
+
+def _unlinked_text(block) -> str:
+    """The block's text outside its links."""
+    return " ".join(block.xpath(".//text()[not(ancestor::a)]"))
 
 
 def _lift_headings(tree) -> None:
     """Replace each wrapper that holds only a heading (no text, no other element) by the heading."""
-    for heading in tree.xpath("//h1 | //h2 | //h3 | //h4 | //h5 | //h6"):
+    for heading in tree.xpath(_EVERY_HEADING):
         wrapper = heading.getparent()
         while wrapper is not None and wrapper.tag in _WRAPPERS and _holds_only(wrapper, heading) \
                 and wrapper.getparent() is not None:
