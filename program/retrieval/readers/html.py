@@ -50,6 +50,7 @@ _EVERY_HEADING = " | ".join(f"//{tag}" for tag in sorted(_HEADINGS))
 _LOOSE_DIVS = "//div[not(ancestor::*[" + " or ".join(
     f"self::{tag}" for tag in (*sorted(_HEADINGS), "p", "pre", "table", "a", "code")) + "])]"
 _WRAPPERS = {"div", "span", "header", "hgroup"}  # elements that only group: a heading alone in one is still a heading
+_CONTENTS_WRAPPERS = _WRAPPERS | {"nav", "section"}  # what may hold a table of contents' list and nothing else
 # the link types (HTML's `rel`) of a page's place in its manual, and the words that label them
 _NAV_RELS = {"next", "prev", "previous", "up", "index", "contents", "start"}
 _NAV_LABELS = {"next", "previous", "prev", "up", "index", "contents", "top"}
@@ -152,7 +153,7 @@ def _drop_contents(tree) -> None:
         if not _in_page_links_only(listing):
             continue
         block = listing
-        while block.getparent() is not None and block.getparent().tag in _WRAPPERS | {"nav", "section"} \
+        while block.getparent() is not None and block.getparent().tag in _CONTENTS_WRAPPERS \
                 and _holds_only(block.getparent(), block):
             block = block.getparent()
         heading = block.getprevious()
