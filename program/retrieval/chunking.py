@@ -1,14 +1,16 @@
 """Split documents into the chunks the index stores: pure functions, no I/O.
 
-A "paragraphs" document gives one chunk per blank-line-separated paragraph, never split (a HotpotQA
-paragraph is one chunk). A "markdown" or "rst" document is cut at its headings; small sections are
-packed together up to `max_chars`, and a large section is cut between its blocks. An rst block (a
-directive with its body) is never split; a markdown block too long for a chunk is cut between its
-table rows and list items, and an item still too long between its lines, never inside a fenced code
-block or a line; each later piece of a cut table opens a chunk under the table's header row. A
-"python" document gives each top-level function or class its own chunks (see
-`program.retrieval.sections.python_source`), and TypeScript, JavaScript, Rust and Go source each
-top-level definition with the imports it uses (`program.retrieval.sections.code_source`).
+A "paragraphs" document (a JSON record) gives one chunk per blank-line-separated paragraph, never
+split (a HotpotQA paragraph is one chunk). A "markdown", "rst" or "text" document is cut at its
+headings (a plain-text file's are marked by lines of one character, see
+`program.retrieval.sections.plain_text`); small sections are packed together up to `max_chars`, and
+a large section is cut between its blocks. An rst block (a directive with its body) is never split;
+a markdown or text block too long for a chunk is cut between its table rows and list items, and an
+item still too long between its lines, never inside a fenced code block or a line; each later piece
+of a cut table opens a chunk under the table's header row. A "python" document gives each
+top-level function or class its own chunks (see `program.retrieval.sections.python_source`), and
+TypeScript, JavaScript, Rust and Go source each top-level definition with the imports it uses
+(`program.retrieval.sections.code_source`).
 Every chunk carries its heading path, also joined into its title, and the `start`/`end` offsets of
 its text in the document text. This module does not read files, embed or store anything; see
 `program.retrieval.readers` and `program.retrieval.indexing`.
@@ -26,6 +28,7 @@ from program.retrieval.sections import Section, Span
 from program.retrieval.sections.blocks import EVERY_LINE, blocks, records
 from program.retrieval.sections.code_source import code_sections
 from program.retrieval.sections.markdown import markdown_sections
+from program.retrieval.sections.plain_text import text_sections
 from program.retrieval.sections.python_source import python_sections
 from program.retrieval.sections.rst import rst_sections
 
@@ -36,9 +39,9 @@ MAX_CHARS = 1200  # about the 256 tokens all-MiniLM-L6-v2 reads before it trunca
 # every document's hash, so ingest chunks each held document again
 CHUNKING = 5
 
-Kind = Literal["paragraphs", "markdown", "rst", "python", "javascript", "typescript", "tsx", "rust", "go"]
+Kind = Literal["paragraphs", "text", "markdown", "rst", "python", "javascript", "typescript", "tsx", "rust", "go"]
 SPLITTERS: dict[str, Callable[[str], list[Section]]] = {
-    "markdown": markdown_sections, "rst": rst_sections, "python": python_sections}
+    "markdown": markdown_sections, "rst": rst_sections, "python": python_sections, "text": text_sections}
 _DELIMITER = frozenset("|:- \t")  # what a markdown table's row under its header is made of: | --- | :-: |
 CODE = {"python", "javascript", "typescript", "tsx", "rust", "go"}  # kinds whose sections are never merged
 Part = tuple[list[str], list[Span], tuple[Span, ...]]  # a chunk to be: heading path, blocks, context shown first
@@ -84,11 +87,11 @@ def chunk_document(doc: Document, max_chars: int = MAX_CHARS) -> list[Chunk]:
 
 
 def _prose_parts(doc: Document, sections: list[Section], max_chars: int) -> list[Part]:
-    """Markdown and rst sections packed; a long markdown block cut first, and each later piece of a cut
-    table opens its own chunk under the table's header row: a row of numbers alone ("| 40 | Yes |")
-    does not say what it counts."""
+    """Markdown, rst and plain-text sections packed; a long markdown or text block cut first, and each
+    later piece of a cut table opens its own chunk under the table's header row: a row of numbers
+    alone ("| 40 | Yes |") does not say what it counts."""
     heads: dict[int, Span] = {}  # where a later piece of a cut table starts -> its table's header rows
-    if doc.kind == "markdown":
+    if doc.kind in ("markdown", "text"):
         sections = [s._replace(blocks=[piece for block in s.blocks for piece in _cut(doc.text, block, max_chars, heads)])
                     for s in sections]
     return [(path, spans, (heads[spans[0][0]],) if spans[0][0] in heads else ())

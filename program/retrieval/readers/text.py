@@ -1,7 +1,7 @@
 """The text formats, one document per file: markdown, reStructuredText, source code and plain text.
 
 The document text is the file's text unchanged, so chunk offsets point into the file. The title is
-the leading heading (markdown `# Title`, or a reStructuredText title that opens the file), a Python
+the leading heading (markdown `# Title`, or a reStructuredText or plain-text title that opens the file), a Python
 module's name with its docstring's first line, or else the file name (TypeScript, JavaScript, Rust, Go).
 This module does not split documents into sections; see `program.retrieval.sections`.
 """
@@ -14,7 +14,9 @@ from pathlib import PurePosixPath
 from program.base.errors import IngestError
 from program.retrieval.chunking import Document, Kind
 from program.retrieval.links import markdown_links
+from program.retrieval.sections import Section
 from program.retrieval.sections.markdown import lead_heading
+from program.retrieval.sections.plain_text import text_sections
 from program.retrieval.sections.python_source import module_summary
 from program.retrieval.sections.rst import rst_sections
 from program.retrieval.sources import SourceFile, source_id
@@ -28,9 +30,7 @@ def read_markdown(file: SourceFile, text: str) -> list[Document]:
 
 
 def read_rst(file: SourceFile, text: str) -> list[Document]:
-    sections = rst_sections(text)
-    opening = sections[0].path if sections and sections[0].path else []
-    return _one(file, text, "rst", opening[0] if opening else None)
+    return _one(file, text, "rst", _opening_title(rst_sections(text)))
 
 
 def read_python(file: SourceFile, text: str) -> list[Document]:
@@ -53,7 +53,12 @@ def read_source(language: str) -> Callable[[SourceFile, str], list[Document]]:
 
 
 def read_text(file: SourceFile, text: str) -> list[Document]:
-    return _one(file, text, "paragraphs", None)
+    return _one(file, text, "text", _opening_title(text_sections(text)))
+
+
+def _opening_title(sections: list[Section]) -> str | None:
+    """The heading the text opens with, if it opens with one."""
+    return sections[0].path[0] if sections and sections[0].path else None
 
 
 def _one(file: SourceFile, text: str, kind: Kind, title: str | None) -> list[Document]:

@@ -1,7 +1,8 @@
-"""program/retrieval/chunking.py: paragraphs stay whole, markdown follows headings, a long list is cut
+"""program/retrieval/chunking.py: paragraphs stay whole, markdown and plain text follow headings, a long list is cut
 between its items and a long table between its rows under its header, code fences never split."""
 
 from program.retrieval.chunking import Document, chunk_document
+from program.retrieval.sections.plain_text import text_sections
 
 
 def markdown(text: str) -> Document:
@@ -129,3 +130,51 @@ def test_a_paragraphs_document_keeps_a_long_list_whole():
     items = "\n".join(f"- item {i}" for i in range(200))
     chunks = chunk_document(Document(doc_id="p", title="P", text=items), max_chars=300)
     assert [c.text for c in chunks] == [items]
+
+
+RULE = "=" * 78
+VIM_HELP = (  # the shape of Vim's autocmd.txt: a rule over each numbered heading, one-line paragraphs
+    "*autocmd.txt*   For Vim version 9.0.\n\nAutomatic commands\t\t\t\t*autocommand*\n\n"
+    f"{RULE}\n4. Listing autocommands\t\t\t\t\t*autocmd-list*\n\n"
+    ":au[tocmd] [group] {event} {aupat}\n\t\t\tShow the autocommands associated with {event} and\n\t\t\t{aupat}.\n\n"
+    ":au[tocmd] [group]\tShow all autocommands.\n\n"
+    f"{RULE}\n7. Buffer-local autocommands\t*autocmd-buflocal* *autocmd-buffer-local*\n"
+    "\t\t\t\t\t*<buffer=N>* *<buffer=abuf>* *E680*\n\n"
+    "Buffer-local autocommands are attached to a specific buffer.\n\n"
+    "If you don't want to remove all autocommands, use a variable: >\n\n\t:if !exists(\"loaded\")\n\t:endif\n")
+
+
+def text(body: str) -> Document:
+    return Document(doc_id="autocmd", title="autocmd", text=body, kind="text")
+
+
+def test_a_plain_text_manual_is_cut_at_the_rules_over_its_headings_and_its_paragraphs_packed():
+    assert [s.path for s in text_sections(VIM_HELP)] == [
+        [], ["4. Listing autocommands *autocmd-list*"],
+        ["7. Buffer-local autocommands *autocmd-buflocal* *autocmd-buffer-local*"]]
+    chunks = chunk_document(text(VIM_HELP), max_chars=300)
+    assert len(chunks) == 2 and chunks[1].title == "autocmd > 7. Buffer-local autocommands *autocmd-buflocal* *autocmd-buffer-local*"
+    # a one-line paragraph is read with its neighbours, and an example with the sentence that opens it
+    assert "4. Listing autocommands" in chunks[0].text and "Show all autocommands." in chunks[0].text
+    assert chunks[1].text.endswith(":endif") and "use a variable: >" in chunks[1].text and "*E680*" in chunks[1].text
+    assert not any("=====" in c.text for c in chunks)  # a rule is no text of any chunk
+    assert [VIM_HELP[c.start:c.end][-30:] for c in chunks] == [c.text[-30:] for c in chunks]
+
+
+def test_a_plain_text_heading_can_be_underlined_and_a_long_block_is_cut_between_its_lines():
+    table = "\n".join(f"CTRL-{chr(65 + i)}\tcommand number {i} of a table with no blank line" for i in range(26))
+    body = (f"Release Notes\n=============\n\nIntro.\n\nFixes since v2.38\n-----------------\n\n{table}\n\n"
+            "Not a heading\n---\nis a line over three dashes in prose.\n")
+    chunks = chunk_document(text(body), max_chars=400)
+    assert {tuple(c.heading_path) for c in chunks} == {("Release Notes",), ("Release Notes", "Fixes since v2.38")}
+    # a heading shares its chunk with the first piece under it
+    assert all(len(c.text) <= 400 for c in chunks if not c.text.startswith("Fixes")) and len(chunks) >= 4
+    assert "Not a heading\n---" in chunks[-1].text
+    # a heading's underline is no text of any chunk: the 0.5B gave "Notes =====" as a short answer
+    assert chunks[0].text == "Release Notes\n\nIntro." and not any("=====" in c.text or "-----" in c.text for c in chunks)
+
+
+def test_a_rule_over_a_long_line_or_an_indented_underlined_line_marks_no_heading():
+    body = (f"{RULE}\n{'A paragraph line that runs on well past what any heading would hold, ' * 2}\n\n"
+            "    indented line\n    -------------\n")
+    assert [c.heading_path for c in chunk_document(text(body))] == [[]]

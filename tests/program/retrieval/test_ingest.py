@@ -59,7 +59,7 @@ def test_a_folder_is_walked_with_its_globs_and_hidden_files_skipped(tree, tmp_pa
     report = run([tree], tmp_path, client, embedder, exclude=["*/draft.md"])
     origins = {p["origin"] for p in payloads(client)}
     assert origins == {str(tree / "guide.md"), str(tree / "notes/torque.txt"), str(tree / "api/widgets.py")}
-    assert (report.documents, report.chunks, report.embedded, report.errors) == (3, 5, 5, [])
+    assert (report.documents, report.chunks, report.embedded, report.errors) == (3, 4, 4, [])
     only_py = run([tree], tmp_path, memory_store(), embedder, include=["api/*.py"])
     assert only_py.documents == 1
 
@@ -90,7 +90,8 @@ def test_an_unchanged_file_is_not_parsed_again_and_a_changed_one_is(tree, tmp_pa
     assert parsed == [] and (again.documents, again.chunks, again.deleted) == (first.documents, first.chunks, 0)
     (tree / "notes/torque.txt").write_text("The Quorvex valve needs a monthly torque check.\n")
     changed = run([tree], tmp_path, client, embedder, prune=True)
-    assert parsed == ["notes/torque.txt"] and changed.embedded == 1 and changed.deleted == 1
+    # a text file is one chunk, packed, before and after: its chunk is replaced, none deleted
+    assert parsed == ["notes/torque.txt"] and changed.embedded == 1 and changed.deleted == 0
 
 
 def test_offsets_and_heading_paths_come_back_on_passages(tree, tmp_path, embedder):
@@ -114,7 +115,7 @@ def test_prune_drops_only_the_gone_files_of_the_named_roots(tree, tmp_path, embe
     assert kept.deleted == 0 and len({p["origin"] for p in payloads(client)}) == 5
     pruned = run([tree], tmp_path, client, embedder, prune=True)
     origins = {p["origin"] for p in payloads(client)}
-    assert pruned.deleted == 2 and str(tree / "notes/torque.txt") not in origins and str(other) in origins
+    assert pruned.deleted == 1 and str(tree / "notes/torque.txt") not in origins and str(other) in origins
 
 
 def test_prune_with_narrower_filters_keeps_the_documents_whose_files_are_still_there(tree, tmp_path, embedder):
@@ -237,8 +238,8 @@ def test_the_cli_ingests_a_folder_and_prints_one_summary(tree, tmp_path, capsys)
     assert main(args) == 0
     assert main(args) == 0
     first, second = capsys.readouterr().out.splitlines()
-    assert first.startswith("cli: 4 documents, 6 chunks, 6 embedded, 0 skipped, 0 deleted, 0 errors")
-    assert second.startswith("cli: 4 documents, 6 chunks, 0 embedded, 6 skipped")
+    assert first.startswith("cli: 4 documents, 5 chunks, 5 embedded, 0 skipped, 0 deleted, 0 errors")
+    assert second.startswith("cli: 4 documents, 5 chunks, 0 embedded, 5 skipped")
     assert main(["ingest", str(tmp_path / "nope"), "--data-dir", str(tmp_path / "data")]) == 1
     assert "error: no such file or folder" in capsys.readouterr().err
 

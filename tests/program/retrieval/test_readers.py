@@ -209,8 +209,10 @@ def test_javascript_is_read_when_included_and_a_minified_file_is_refused():
 
 def test_plain_text_and_html():
     document, chunks = chunks_of("notes.txt", "First note.\n\nSecond note.\n")
-    assert (document.title, [c.text for c in chunks]) == ("notes", ["First note.", "Second note."])
+    assert (document.title, [c.text for c in chunks]) == ("notes", ["First note.\n\nSecond note."])
     assert_offsets(document, chunks)
+    titled, _ = chunks_of("2.38.0.txt", "Git v2.38 Release Notes\n=======================\n\nUI, Workflows & Features\n")
+    assert (titled.kind, titled.title) == ("text", "Git v2.38 Release Notes")
     page = "<html><body><article><h1>Gears</h1><p>Gears mesh with sprockets in every widget we make.</p></article></body></html>"
     (html,) = read(source("gears.html", page), max_bytes=10_000)
     assert html.kind == "markdown" and html.title == "Gears" and "sprockets" in html.text
