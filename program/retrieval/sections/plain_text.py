@@ -4,7 +4,7 @@ Text has no heading syntax of its own, but manuals written as text mark their se
 - a heading underlined by a line at least as long ("Updates since v2.38" over "---------"), as
   Git's release notes and reStructuredText do;
 - a rule across the page over a short line, as Vim's help files do ("=====…" over
-  "2. Defining autocommands	*autocmd-define*").
+  "2. Defining autocommands  *autocmd-define*").
 Levels follow the order in which the styles first appear, as in reStructuredText. A section's first
 block is its heading's line; the rules over and under it belong to no block, so no chunk shows them
 (the 0.5B gave "Notes =====" as a short answer). Blocks are blank-line-separated paragraphs; this
