@@ -1,8 +1,9 @@
 """The text formats, one document per file: markdown, reStructuredText, source code and plain text.
 
 The document text is the file's text unchanged, so chunk offsets point into the file. The title is
-the leading heading (markdown `# Title`, or a reStructuredText or plain-text title that opens the file), a Python
-module's name with its docstring's first line, or else the file name (TypeScript, JavaScript, Rust, Go).
+the leading heading (markdown `# Title`, or a reStructuredText or plain-text title that opens the
+file), a Python module's name with its docstring's first line, or else the file name (TypeScript,
+JavaScript, Rust, Go, and plain text without a title).
 This module does not split documents into sections; see `program.retrieval.sections`.
 """
 
