@@ -78,6 +78,7 @@ class _Read(BaseModel):
     errors: list[str] = []
     failed: set[str] = set()  # origins of the files that could not be read: never pruned
     read: set[str] = set()  # origins of the files read whole: what they no longer hold is gone
+    unmatched: list[str] = []  # folders and archives no file of which the include globs select
 
 
 def ingest(sources: Iterable[Source], settings: Settings, *, collection: str | None = None,
@@ -113,19 +114,23 @@ def ingest(sources: Iterable[Source], settings: Settings, *, collection: str | N
     return IngestReport(collection=collection, documents=len(found.documents) + len(found.kept),
                         chunks=stats.chunks + unchanged,
                         embedded=stats.embedded, skipped=stats.skipped + unchanged, deleted=stats.deleted,
-                        errors=found.errors, notes=_notes(found), seconds=round(time.perf_counter() - started, 3))
+                        errors=found.errors, notes=_notes(found, include), seconds=round(time.perf_counter() - started, 3))
 
 
-def _notes(found: _Read) -> list[str]:
-    """A documentation build that ships its sources beside its pages holds each page twice, in two
-    renderings too different to be one text (`retriever.distinct`): search would give one passage
-    two of its k hits. Which to keep is the user's choice, so this only says so."""
-    twins = twin_pages(found.read)
-    if not twins:
-        return []
-    page, source = (_shown(origin) for origin in twins[0])
-    return [f"{len(twins)} page(s) were read twice, as HTML and as the source it was built from ({page} and "
-            f"{source}), so search can find each passage twice: --include or --exclude keeps one"]
+def _notes(found: _Read, include: Sequence[str]) -> list[str]:
+    """What the user may not have meant. A folder none of whose files the include globs select gave
+    nothing, which a count of 0 documents does not explain. A documentation build that ships its
+    sources beside its pages holds each page twice, in two renderings too different to be one text
+    (`retriever.distinct`): search would give one passage two of its k hits. Which to keep is the
+    user's choice, so this only says so."""
+    globs = "the suffixes ingest reads" if tuple(include) == DEFAULT_INCLUDE else " ".join(include)
+    notes = [f"no file under {_shown(root)} matches {globs}: --include '*.EXT' reads others (as plain text when "
+             "no reader knows the suffix)" for root in found.unmatched]
+    if twins := twin_pages(found.read):
+        page, source = (_shown(origin) for origin in twins[0])
+        notes.append(f"{len(twins)} page(s) were read twice, as HTML and as the source it was built from ({page} "
+                     f"and {source}), so search can find each passage twice: --include or --exclude keeps one")
+    return notes
 
 
 def check_collection(name: str) -> str:
@@ -157,9 +162,9 @@ def _check(source: Source, settings: Settings, resolve: Resolve | None) -> Docum
 # own; 6: HTML loses DocBook's and gtk-doc's navigation tables; 7: an escaped "\~\~\~" line stays escaped,
 # not a code fence; 8: every `<pre>` is a code block, and a table of contents goes with its heading; 9: a
 # `<div>`'s loose text is a paragraph; 10: a plain-text file is a "text" document, cut at its headings and
-# packed): every held file is then read again, and only documents that came out
+# packed; 11: MDX pages and Jupyter notebooks are read, and a markdown page's front matter gives its title): every held file is then read again, and only documents that came out
 # different are embedded. A new chunking is `chunking.CHUNKING`'s bump: a document's hash holds it
-READERS = 10
+READERS = 11
 
 
 class _HeldFiles(NamedTuple):
@@ -214,7 +219,8 @@ def _documents(item: Document | Path | str, settings: Settings, include: Sequenc
         yield _page(item, settings, http, resolve)
     else:
         caps = ArchiveCaps(settings.ingest_archive_max_members, settings.ingest_archive_max_bytes)
-        for file in source_files(item, include, exclude, settings.ingest_max_bytes, caps):
+        files = 0
+        for files, file in enumerate(source_files(item, include, exclude, settings.ingest_max_bytes, caps), 1):
             try:
                 _check_name(file.origin)
                 digest = held.digest(file)
@@ -230,6 +236,8 @@ def _documents(item: Document | Path | str, settings: Settings, include: Sequenc
                 continue
             found.read.add(file.origin)
             yield documents
+        if not files:
+            found.unmatched.append(str(item))
 
 
 def _check_name(origin: str) -> None:

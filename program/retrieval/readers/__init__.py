@@ -2,7 +2,7 @@
 
 Markdown, reStructuredText, source code (Python, TypeScript, JavaScript, Rust, Go) and plain text
 become one document each, HTML becomes markdown
-through trafilatura, and a JSON or JSONL file of `{title, text, [id], [url]}` records one document
+through trafilatura, an MDX page and a Jupyter notebook become markdown too, and a JSON or JSONL file of `{title, text, [id], [url]}` records one document
 per record. A document's id comes from where it was found (its root, its path under the root, and a
 record's id or number), never from its title. Anything unreadable raises IngestError naming the file.
 This module does not find files, chunk or index; see `program.retrieval.sources` and `program.retrieval.ingest`.
@@ -16,6 +16,8 @@ from pathlib import PurePosixPath
 from program.base.errors import IngestError
 from program.retrieval.chunking import Document
 from program.retrieval.readers.html import read_html
+from program.retrieval.readers.mdx import read_mdx
+from program.retrieval.readers.notebook import read_notebook
 from program.retrieval.readers.records import read_records
 from program.retrieval.readers.text import (
     read_markdown,
@@ -28,7 +30,8 @@ from program.retrieval.sources import HTML_SUFFIXES, SourceFile
 
 Reader = Callable[[SourceFile, str], list[Document]]  # (file, its decoded text) -> documents
 READERS: dict[str, Reader] = {
-    ".md": read_markdown, ".markdown": read_markdown, ".rst": read_rst, ".py": read_python, ".txt": read_text,
+    ".md": read_markdown, ".markdown": read_markdown, ".mdx": read_mdx, ".ipynb": read_notebook, ".rst": read_rst,
+    ".py": read_python, ".txt": read_text,
     **dict.fromkeys(HTML_SUFFIXES, read_html), ".json": read_records, ".jsonl": read_records,
     ".ts": read_source("typescript"), ".mts": read_source("typescript"), ".tsx": read_source("tsx"),
     ".rs": read_source("rust"), ".go": read_source("go"),

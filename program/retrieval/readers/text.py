@@ -1,9 +1,10 @@
 """The text formats, one document per file: markdown, reStructuredText, source code and plain text.
 
 The document text is the file's text unchanged, so chunk offsets point into the file. The title is
-the leading heading (markdown `# Title`, or a reStructuredText or plain-text title that opens the
-file), a Python module's name with its docstring's first line, or else the file name (TypeScript,
-JavaScript, Rust, Go, and plain text without a title).
+a markdown page's front matter `title` or its first heading when that is a `# Title`; a
+reStructuredText or plain-text title that opens the file; a Python module's name with its
+docstring's first line; or else the file name (TypeScript, JavaScript, Rust, Go, and plain text
+without a title).
 This module does not split documents into sections; see `program.retrieval.sections`.
 """
 
@@ -16,7 +17,7 @@ from program.base.errors import IngestError
 from program.retrieval.chunking import Document, Kind
 from program.retrieval.links import markdown_links
 from program.retrieval.sections import Section
-from program.retrieval.sections.markdown import lead_heading
+from program.retrieval.sections.markdown import page_title
 from program.retrieval.sections.plain_text import text_sections
 from program.retrieval.sections.python_source import module_summary
 from program.retrieval.sections.rst import rst_sections
@@ -27,7 +28,7 @@ _MINIFIED_LINE = 2000
 
 def read_markdown(file: SourceFile, text: str) -> list[Document]:
     return [d.model_copy(update={"links": markdown_links(text, file.url)})
-            for d in _one(file, text, "markdown", lead_heading(text))]
+            for d in _one(file, text, "markdown", page_title(text))]
 
 
 def read_rst(file: SourceFile, text: str) -> list[Document]:

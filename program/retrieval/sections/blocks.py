@@ -11,7 +11,7 @@ from collections.abc import Iterator
 
 from program.retrieval.sections import Span
 
-_FENCE = re.compile(r"^\s{0,3}(`{3,}|~{3,})")
+FENCE = re.compile(r"^\s{0,3}(`{3,}|~{3,})")
 RECORD_MARK = r"(?:\||[-*+]\s|\d+[.)]\s)"  # how a markdown table row or list item starts
 _RECORD = re.compile(rf"[ \t]*{RECORD_MARK}")
 EVERY_LINE = re.compile("")
@@ -59,7 +59,7 @@ def records(text: str, start: int, end: int, opens: re.Pattern[str] = _RECORD) -
 
 def next_fence(fence: str | None, line: str) -> str | None:
     """The code fence open after `line`: it opens one, closes the open one, or changes nothing."""
-    marker = _FENCE.match(line)
+    marker = FENCE.match(line)
     if marker is None:
         return fence
     if fence is None:

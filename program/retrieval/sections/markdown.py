@@ -1,6 +1,9 @@
 """Markdown sections: cut at ATX headings (`#` to `######`) outside code fences.
 
 Each section's first block is its heading line, so a chunk that opens a section shows its heading.
+A front matter block that opens the file (YAML between `---` lines, as MkDocs, Docusaurus and Jekyll
+pages have, or Hugo's TOML between `+++`) is the page's settings, not its text: it is in no
+section, and its `title` is the page's title.
 This module does not pack sections into chunks; see `program.retrieval.chunking`.
 """
 
@@ -21,13 +24,18 @@ _ANCHORS = re.compile(r"[¶🔗]")
 _TAG = re.compile(r"(?<!\\)</?[A-Za-z][^<>\n]{0,300}(?<!\\)>")  # an escaped `\<T\>` is text
 _ESCAPE = re.compile(r"\\([\\`*_{}\[\]()#+\-.!|<>~])")
 _MARKS = re.compile(r"[*`]+")
+# subtle: a page may open with a horizontal rule; a front matter's first line is a key ("sidebar_position: 2")
+_FRONT_MATTER = re.compile(r"\A(---|\+\+\+)[ \t]*\r?\n(?=[ \t]*[A-Za-z_][\w-]*[ \t]*[:=])(.*?)^(?:\1|\.\.\.)[ \t]*$",
+                           re.DOTALL | re.MULTILINE)
+_FRONT_TITLE = re.compile(r"^title[ \t]*[:=][ \t]*(.+?)[ \t]*$", re.MULTILINE)
 
 
 def markdown_sections(text: str) -> list[Section]:
-    cuts: list[tuple[int, list[str]]] = [(0, [])]  # (offset where a section starts, its heading path)
+    body = front_matter_end(text)
+    cuts: list[tuple[int, list[str]]] = [(body, [])]  # (offset where a section starts, its heading path)
     path: list[str] = []
     fence = None
-    for offset, line in lines(text):
+    for offset, line in lines(text, body):
         heading = _HEADING.match(line) if fence is None else None
         fence = next_fence(fence, line)
         if heading:
@@ -44,6 +52,32 @@ def lead_heading(text: str) -> str | None:
     """The text of a leading `# Title`, if the document opens with one."""
     first = text.lstrip().split("\n", 1)[0]
     return heading_text(first[2:]) or None if first.startswith("# ") else None
+
+
+def page_title(text: str) -> str | None:
+    """A markdown page's title: its front matter's `title`, else its first heading when that is a
+    `# Title` (a docs page may open with a note, a badge or an import before it)."""
+    if (title := _front_title(text)) is not None:
+        return title
+    fence = None
+    for _, line in lines(text, front_matter_end(text)):
+        heading = _HEADING.match(line) if fence is None else None
+        fence = next_fence(fence, line)
+        if heading:
+            return heading_text(heading.group(2)) or None if heading.group(1) == "#" else None
+    return None
+
+
+def front_matter_end(text: str) -> int:
+    """Where the text after a front matter block starts: 0 when the text opens with none."""
+    found = _FRONT_MATTER.match(text)
+    return found.end() if found else 0
+
+
+def _front_title(text: str) -> str | None:
+    found = _FRONT_MATTER.match(text)
+    title = _FRONT_TITLE.search(found.group(2)) if found else None
+    return heading_text(title.group(1).strip("\"'")) or None if title else None
 
 
 def heading_text(raw: str) -> str:

@@ -256,6 +256,21 @@ def test_a_page_read_twice_as_html_and_as_its_source_is_noted_and_both_indexed(t
     assert main([*args, "--exclude", "*.md"]) == 0 and "note:" not in capsys.readouterr().err
 
 
+def test_a_folder_whose_files_no_reader_selects_is_noted_not_silently_empty(tmp_path, capsys):
+    # a docs site of .vue pages read nothing; "0 documents" alone did not say why
+    site = tmp_path / "site"
+    site.mkdir()
+    (site / "index.vue").write_text("<template><h1>Widgets</h1></template>\n")
+    args = ["ingest", str(site), "--collection", "cli", "--data-dir", str(tmp_path / "data"), "--no-progress"]
+    assert main(args) == 0
+    out, err = capsys.readouterr()
+    assert out.startswith("cli: 0 documents")
+    assert f"note: no file under {site} matches the suffixes ingest reads: --include '*.EXT'" in err
+    assert main([*args, "--include", "*.vue"]) == 0
+    out, err = capsys.readouterr()
+    assert out.startswith("cli: 1 documents") and "note:" not in err
+
+
 def test_a_new_chunking_chunks_every_held_document_again(tree, tmp_path, embedder, monkeypatch):
     # the same documents, cut another way: without the bump, held documents kept their old chunks
     import program.retrieval.indexing as indexing

@@ -84,6 +84,84 @@ def test_markdown_takes_its_title_from_the_leading_heading_and_keeps_offsets():
     assert_offsets(document, chunks)
 
 
+def test_a_markdown_page_s_front_matter_gives_its_title_and_is_in_no_chunk():
+    text = "---\nsidebar_position: 999\ntitle: 'DSPy Cheatsheet'\n---\n\n# Cheats\n\nUse `dspy.Predict`.\n"
+    document, chunks = chunks_of("cheatsheet.md", text)
+    assert document.title == "DSPy Cheatsheet"
+    assert [c.text for c in chunks] == ["# Cheats\n\nUse `dspy.Predict`."]
+    assert_offsets(document, chunks)
+    # without a title in it, the first heading is the title, even after a note that opens the page
+    note_first = "---\nsidebar_position: 2\n---\n\n!!! warning \"Outdated\"\n\n# Built-in Datasets\n\nLoad them.\n"
+    document, chunks = chunks_of("built-in-datasets.md", note_first)
+    assert document.title == "Built-in Datasets" and "sidebar_position" not in " ".join(c.text for c in chunks)
+    # Hugo's TOML front matter too; and a page that opens with a rule over prose has none
+    assert chunks_of("hugo.md", '+++\ntitle = "Hugo page"\n+++\nBody.\n')[0].title == "Hugo page"
+    ruled = "---\n\nA rule, then prose.\n\n---\n\nMore.\n"
+    assert "A rule, then prose." in chunks_of("ruled.md", ruled)[1][0].text
+
+
+MDX = """import {Note} from '../_component/note.jsx'
+export const info = {
+  author: [{name: 'Titus'}],
+  published: new Date('2022-02-01')
+}
+
+{
+  /**
+   * @typedef Props
+   */
+}
+
+<Note type="info">
+  **Note**: migrating is covered in our [guide](/migrating/).
+</Note>
+
+# MDX 2
+
+The main change is that Node.js 16 is now the minimum. {/* more */}
+Press <Kbd>Ctrl</Kbd> to <Button onClick={() => go(1)}>go</Button>.
+
+```mdx
+import {Chart} from './chart.jsx'
+
+<Chart year={2024} />
+```
+"""
+
+
+def test_an_mdx_page_loses_its_module_code_expressions_and_tags_but_not_its_text_or_examples():
+    document, chunks = chunks_of("blog/v2.mdx", MDX)
+    assert (document.title, document.kind) == ("MDX 2", "markdown")
+    text = "\n".join(c.text for c in chunks)
+    assert "**Note**: migrating is covered in our [guide](/migrating/)." in text
+    assert "Node.js 16 is now the minimum." in text and "Press Ctrl to go." in text
+    for code in ("export const", "author:", "@typedef", "<Note", "</Note>", "{/*", "<Kbd>", "onClick"):
+        assert code not in text.split("```mdx")[0], code
+    # fenced code is an example: it keeps its import and its component
+    assert "import {Chart} from './chart.jsx'\n\n<Chart year={2024} />" in text
+
+
+def test_unclosed_tags_braces_and_front_matter_are_read_in_linear_time():
+    started = time.perf_counter()
+    chunks_of("hostile.mdx", "# T\n\n" + "<A b={c " * 4_000 + "\n\n" + "<a " * 15_000 + "\n")
+    chunks_of("hostile.md", "---\nkey: v\n" + "x: y\n" * 15_000)
+    assert time.perf_counter() - started < 2
+
+
+def test_a_jupyter_notebook_reads_its_markdown_and_code_cells_in_order_without_outputs():
+    notebook = {"nbformat": 4, "nbformat_minor": 5, "metadata": {"language_info": {"name": "python"}}, "cells": [
+        {"cell_type": "markdown", "source": ["# Tutorial: RAG\n", "\n", "Off the shelf, `RAG` scores 55%."]},
+        {"cell_type": "code", "source": "lm = dspy.LM('openai/gpt-4o-mini')", "outputs": [
+            {"output_type": "stream", "name": "stdout", "text": ["noise from a run\n"]}]},
+        {"cell_type": "raw", "source": "raw text"},
+        {"cell_type": "markdown", "source": "![chart](data:image/png;base64," + "A" * 50_000 + ")\nThe chart."}]}
+    document, chunks = chunks_of("tutorials/rag/index.ipynb", json.dumps(notebook))
+    assert (document.title, document.kind) == ("Tutorial: RAG", "markdown")
+    assert document.text == ("# Tutorial: RAG\n\nOff the shelf, `RAG` scores 55%.\n\n"
+                             "```python\nlm = dspy.LM('openai/gpt-4o-mini')\n```\n\nchart\nThe chart.\n")
+    assert len(chunks) == 1
+
+
 def test_rst_section_titles_become_the_heading_path_and_a_literal_block_stays_whole():
     document, chunks = chunks_of("manual.rst", RST, max_chars=50)
     assert document.title == "Widget manual" and document.kind == "rst"
@@ -511,6 +589,9 @@ def test_records_give_one_document_each_and_same_titles_stay_apart():
     ("blob.md", b"\xff\xfe\x00\x81", "not a UTF-8 text file"),
     ("empty.md", "  \n", "no text to index"),
     ("big.md", "x" * 2000, "larger than 1000 bytes"),
+    ("lab.ipynb", '{"cells": [', "lab.ipynb is not a Jupyter notebook"),
+    ("lab.ipynb", '{"worksheets": []}', "it has no list of cells"),
+    ("lab.ipynb", '{"nbformat": 3, "cells": []}', "a notebook of format 3; only format 4 is read"),
 ])
 def test_unreadable_files_are_refused_naming_the_file(path, text, message):
     with pytest.raises(IngestError, match=message):
