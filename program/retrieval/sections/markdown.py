@@ -1,7 +1,8 @@
 """Markdown sections: cut at ATX headings (`#` to `######`) outside code fences.
 
 Each section's first block is its heading line, so a chunk that opens a section shows its heading.
-A front matter block that opens the file (YAML between `---` lines, as MkDocs, Docusaurus and Jekyll
+A thematic break (`---`, `***`) standing as a block of its own is in no section: it says nothing (66
+chunks of the AWS guides were only rules). A front matter block that opens the file (YAML between `---` lines, as MkDocs, Docusaurus and Jekyll
 pages have, or Hugo's TOML between `+++`) is the page's settings, not its text: it is in no
 section, and its `title` is the page's title.
 This module does not pack sections into chunks; see `program.retrieval.chunking`.
@@ -27,6 +28,7 @@ _MARKS = re.compile(r"[*`]+")
 # subtle: a page may open with a horizontal rule; a front matter's first line is a key ("sidebar_position: 2")
 _FRONT_MATTER = re.compile(r"\A(---|\+\+\+)[ \t]*\r?\n(?=[ \t]*[A-Za-z_][\w-]*[ \t]*[:=])(.*?)^(?:\1|\.\.\.)[ \t]*$",
                            re.DOTALL | re.MULTILINE)
+_BREAK = re.compile(r"[ ]{0,3}([-*_])(?:[ \t]*\1){2,}[ \t]*")
 _FRONT_TITLE = re.compile(r"^title[ \t]*[:=][ \t]*(.+?)[ \t]*$", re.MULTILINE)
 
 
@@ -44,8 +46,14 @@ def markdown_sections(text: str) -> list[Section]:
             path = [*path[: level - 1], *[""] * (level - 1 - len(path)), heading_text(heading.group(2))]
             cuts.append((offset, [p for p in path if p]))
     ends = [offset for offset, _ in cuts[1:]] + [len(text)]
-    sections = [Section(path, blocks(text, start, end)) for (start, path), end in zip(cuts, ends, strict=True)]
+    sections = [Section(path, [b for b in blocks(text, start, end) if not _rules(text[b[0]:b[1]])])
+                for (start, path), end in zip(cuts, ends, strict=True)]
     return [s for s in sections if s.blocks]
+
+
+def _rules(block: str) -> bool:
+    """Whether a block is only thematic breaks."""
+    return all(_BREAK.fullmatch(line) for line in block.split("\n"))
 
 
 def lead_heading(text: str) -> str | None:

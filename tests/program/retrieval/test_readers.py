@@ -100,6 +100,15 @@ def test_a_markdown_page_s_front_matter_gives_its_title_and_is_in_no_chunk():
     assert "A rule, then prose." in chunks_of("ruled.md", ruled)[1][0].text
 
 
+def test_a_thematic_break_is_in_no_chunk_and_never_a_chunk_of_its_own():
+    # 64 of the AWS guides' pages open with two rules over their title: 66 chunks were only rules
+    text = "--------\n\n--------\n\n# AclConfiguration\n\nFilters by groups.\n\n* * *\n\nSetext\n---\n"
+    document, chunks = chunks_of("API_AclConfiguration.md", text, max_chars=45)
+    assert document.title == "AclConfiguration"
+    assert [c.text for c in chunks] == ["# AclConfiguration\n\nFilters by groups.", "Setext\n---"]
+    assert_offsets(document, chunks)
+
+
 MDX = """import {Note} from '../_component/note.jsx'
 export const info = {
   author: [{name: 'Titus'}],
