@@ -20,6 +20,7 @@ from program.retrieval.readers.text import read_markdown
 from program.retrieval.sources import SourceFile
 
 FORMAT = 4
+_LANGUAGE = re.compile(r"[\w+#.-]{1,30}")
 _INLINE_IMAGE = re.compile(r"!\[([^\]\n]*)\]\(data:[^)]*\)|<img\s[^>]*src=[\"']data:[^>]*>")
 
 
@@ -59,4 +60,5 @@ def _language(notebook: dict) -> str:
     metadata = notebook.get("metadata")
     info = metadata.get("language_info") if isinstance(metadata, dict) else None
     name = info.get("name") if isinstance(info, dict) else None
-    return name if isinstance(name, str) and name.isidentifier() else "python"
+    # a fence's info string: "c++" and "c#" are names too, but a backtick or a space would end the fence's line
+    return name if isinstance(name, str) and _LANGUAGE.fullmatch(name) else "python"

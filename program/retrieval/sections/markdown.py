@@ -1,10 +1,10 @@
 """Markdown sections: cut at ATX headings (`#` to `######`) outside code fences.
 
 Each section's first block is its heading line, so a chunk that opens a section shows its heading.
-A thematic break (`---`, `***`) standing as a block of its own is in no section: it says nothing (66
-chunks of the AWS guides were only rules). A front matter block that opens the file (YAML between `---` lines, as MkDocs, Docusaurus and Jekyll
-pages have, or Hugo's TOML between `+++`) is the page's settings, not its text: it is in no
-section, and its `title` is the page's title.
+A thematic break (`---`, `***`) standing as a block of its own is in no section: it says nothing
+(66 chunks of the AWS guides were only rules). A front matter block that opens the file (YAML
+between `---` lines, as MkDocs, Docusaurus and Jekyll pages have, or Hugo's TOML between `+++`) is
+the page's settings, not its text: it is in no section, and its `title` is the page's title.
 This module does not pack sections into chunks; see `program.retrieval.chunking`.
 """
 
@@ -33,7 +33,7 @@ _FRONT_TITLE = re.compile(r"^title[ \t]*[:=][ \t]*(.+?)[ \t]*$", re.MULTILINE)
 
 
 def markdown_sections(text: str) -> list[Section]:
-    body = front_matter_end(text)
+    body = _front_matter_end(text)
     cuts: list[tuple[int, list[str]]] = [(body, [])]  # (offset where a section starts, its heading path)
     path: list[str] = []
     fence = None
@@ -68,7 +68,7 @@ def page_title(text: str) -> str | None:
     if (title := _front_title(text)) is not None:
         return title
     fence = None
-    for _, line in lines(text, front_matter_end(text)):
+    for _, line in lines(text, _front_matter_end(text)):
         heading = _HEADING.match(line) if fence is None else None
         fence = next_fence(fence, line)
         if heading:
@@ -76,7 +76,7 @@ def page_title(text: str) -> str | None:
     return None
 
 
-def front_matter_end(text: str) -> int:
+def _front_matter_end(text: str) -> int:
     """Where the text after a front matter block starts: 0 when the text opens with none."""
     found = _FRONT_MATTER.match(text)
     return found.end() if found else 0

@@ -169,6 +169,10 @@ def test_a_jupyter_notebook_reads_its_markdown_and_code_cells_in_order_without_o
     assert document.text == ("# Tutorial: RAG\n\nOff the shelf, `RAG` scores 55%.\n\n"
                              "```python\nlm = dspy.LM('openai/gpt-4o-mini')\n```\n\nchart\nThe chart.\n")
     assert len(chunks) == 1
+    # the fence names the notebook's language, unless it would break the fence's line
+    for name, fence in (("c++", "```c++"), ("bad`name", "```python")):
+        cpp = {**notebook, "metadata": {"language_info": {"name": name}}}
+        assert fence + "\nlm = " in chunks_of("lab.ipynb", json.dumps(cpp))[0].text
 
 
 def test_rst_section_titles_become_the_heading_path_and_a_literal_block_stays_whole():
