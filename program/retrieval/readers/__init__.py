@@ -1,9 +1,9 @@
 """Turn one file's bytes into documents, by its suffix: one small reader per format.
 
 Markdown, reStructuredText, source code (Python, TypeScript, JavaScript, Rust, Go) and plain text
-become one document each, HTML becomes markdown
-through trafilatura, an MDX page and a Jupyter notebook become markdown too, and a JSON or JSONL file of `{title, text, [id], [url]}` records one document
-per record. A document's id comes from where it was found (its root, its path under the root, and a
+become one document each, HTML becomes markdown through trafilatura, an MDX page and a Jupyter
+notebook become markdown too, and a JSON or JSONL file of `{title, text, [id], [url]}` records one
+document per record. A document's id comes from where it was found (its root, its path under the root, and a
 record's id or number), never from its title. Anything unreadable raises IngestError naming the file.
 This module does not find files, chunk or index; see `program.retrieval.sources` and `program.retrieval.ingest`.
 """

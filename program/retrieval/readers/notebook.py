@@ -2,11 +2,13 @@
 
 A tutorial notebook says what it teaches in its markdown cells and shows it in its code cells, so
 both are read, in order, as one markdown document (`read_markdown`: its leading heading is the
-title). A code cell is fenced in the notebook's language. Outputs are not read: a cell's output is
+title). A code cell is fenced in the notebook's language, with more backticks than any run in its
+code, so a prompt that quotes a fence does not close it. Outputs are not read: a cell's output is
 mostly tables, progress bars, logs and images encoded in base64, and no passage should be one.
 Raw cells are not read either, nor an image a markdown cell holds inline as a `data:` URI (a
-tutorial's rendered chart was 294,505 characters of base64 in one cell). The document text is that markdown, so chunk offsets point into it,
-not into the notebook's JSON. Only the current notebook format (4) is read.
+tutorial's rendered chart was 294,505 characters of base64 in one cell). The document text is that
+markdown, so chunk offsets point into it, not into the notebook's JSON. Only the current notebook
+format (4) is read.
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ from program.retrieval.sources import SourceFile
 
 FORMAT = 4
 _LANGUAGE = re.compile(r"[\w+#.-]{1,30}")
+_BACKTICKS = re.compile(r"`+")
 _INLINE_IMAGE = re.compile(r"!\[([^\]\n]*)\]\(data:[^)]*\)|<img\s[^>]*src=[\"']data:[^>]*>")
 
 
@@ -32,9 +35,14 @@ def notebook_markdown(notebook: dict) -> str:
     """The notebook's markdown and code cells as markdown, code fenced in its language."""
     language = _language(notebook)
     cells = [(cell.get("cell_type"), _source(cell)) for cell in notebook["cells"] if isinstance(cell, dict)]
-    parts = [_INLINE_IMAGE.sub(r"\1", source) if kind == "markdown" else f"```{language}\n{source}\n```"
+    parts = [_INLINE_IMAGE.sub(r"\1", source) if kind == "markdown" else _fenced(source, language)
              for kind, source in cells if kind in ("markdown", "code") and source.strip()]
     return "\n\n".join(parts) + "\n"
+
+
+def _fenced(code: str, language: str) -> str:
+    fence = "`" * max(3, 1 + max(map(len, _BACKTICKS.findall(code)), default=0))
+    return f"{fence}{language}\n{code}\n{fence}"
 
 
 def _notebook(file: SourceFile, text: str) -> dict:

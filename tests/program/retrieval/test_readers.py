@@ -169,6 +169,12 @@ def test_a_jupyter_notebook_reads_its_markdown_and_code_cells_in_order_without_o
     assert document.text == ("# Tutorial: RAG\n\nOff the shelf, `RAG` scores 55%.\n\n"
                              "```python\nlm = dspy.LM('openai/gpt-4o-mini')\n```\n\nchart\nThe chart.\n")
     assert len(chunks) == 1
+    # a fence quoted in the code does not close the code's own fence
+    quoting = {**notebook, "cells": [{"cell_type": "code", "source": 'PROMPT = """```json\n{}\n```"""'},
+                                     {"cell_type": "markdown", "source": "## After the code"}]}
+    document, chunks = chunks_of("quoting.ipynb", json.dumps(quoting), max_chars=40)
+    assert document.text.startswith("````python\nPROMPT") and chunks[0].heading_path == []
+    assert [c.heading_path for c in chunks][-1] == ["After the code"]
     # the fence names the notebook's language, unless it would break the fence's line
     for name, fence in (("c++", "```c++"), ("bad`name", "```python")):
         cpp = {**notebook, "metadata": {"language_info": {"name": name}}}
