@@ -11,6 +11,7 @@ This module does not pack sections into chunks; see `program.retrieval.chunking`
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 
 from program.retrieval.sections import Section
 from program.retrieval.sections.blocks import blocks, lines, next_fence
@@ -36,19 +37,24 @@ def markdown_sections(text: str) -> list[Section]:
     body = _front_matter_end(text)
     cuts: list[tuple[int, list[str]]] = [(body, [])]  # (offset where a section starts, its heading path)
     path: list[str] = []
-    fence = None
-    for offset, line in lines(text, body):
-        heading = _HEADING.match(line) if fence is None else None
-        fence = next_fence(fence, line)
-        if heading:
-            level = len(heading.group(1))
-            # subtle: a skipped level (# then ###) leaves a gap that the shown path drops
-            path = [*path[: level - 1], *[""] * (level - 1 - len(path)), heading_text(heading.group(2))]
-            cuts.append((offset, [p for p in path if p]))
+    for offset, level, raw in _headings(text, body):
+        # subtle: a skipped level (# then ###) leaves a gap that the shown path drops
+        path = [*path[: level - 1], *[""] * (level - 1 - len(path)), heading_text(raw)]
+        cuts.append((offset, [p for p in path if p]))
     ends = [offset for offset, _ in cuts[1:]] + [len(text)]
     sections = [Section(path, [b for b in blocks(text, start, end) if not _rules(text[b[0]:b[1]])])
                 for (start, path), end in zip(cuts, ends, strict=True)]
     return [s for s in sections if s.blocks]
+
+
+def _headings(text: str, start: int) -> Iterator[tuple[int, int, str]]:
+    """(offset, level, raw text) of each ATX heading of text[start:] outside code fences."""
+    fence = None
+    for offset, line in lines(text, start):
+        heading = _HEADING.match(line) if fence is None else None
+        fence = next_fence(fence, line)
+        if heading:
+            yield offset, len(heading.group(1)), heading.group(2)
 
 
 def _rules(block: str) -> bool:
@@ -65,27 +71,18 @@ def lead_heading(text: str) -> str | None:
 def page_title(text: str) -> str | None:
     """A markdown page's title: its front matter's `title`, else its first heading when that is a
     `# Title` (a docs page may open with a note, a badge or an import before it)."""
-    if (title := _front_title(text)) is not None:
-        return title
-    fence = None
-    for _, line in lines(text, _front_matter_end(text)):
-        heading = _HEADING.match(line) if fence is None else None
-        fence = next_fence(fence, line)
-        if heading:
-            return heading_text(heading.group(2)) or None if heading.group(1) == "#" else None
-    return None
+    front = _FRONT_MATTER.match(text)
+    title = _FRONT_TITLE.search(front.group(2)) if front else None
+    if title and (named := heading_text(title.group(1).strip("\"'"))):
+        return named
+    first = next(_headings(text, front.end() if front else 0), None)
+    return heading_text(first[2]) or None if first and first[1] == 1 else None
 
 
 def _front_matter_end(text: str) -> int:
     """Where the text after a front matter block starts: 0 when the text opens with none."""
     found = _FRONT_MATTER.match(text)
     return found.end() if found else 0
-
-
-def _front_title(text: str) -> str | None:
-    found = _FRONT_MATTER.match(text)
-    title = _FRONT_TITLE.search(found.group(2)) if found else None
-    return heading_text(title.group(1).strip("\"'")) or None if title else None
 
 
 def heading_text(raw: str) -> str:
