@@ -58,6 +58,10 @@ class Embedder:
         dense, sparse = self.dense.embed(texts, batch_size=EMBED_BATCH), self.sparse.embed(texts)
         return [Embedding(d.tolist(), _sparse(s)) for d, s in zip(dense, sparse, strict=True)]
 
+    def sparse_documents(self, texts: list[str]) -> list[SparseVector]:
+        """BM25 vectors only, for texts whose dense vectors are at hand: no model runs, only counting."""
+        return [_sparse(s) for s in self.sparse.embed(texts)]
+
     def query(self, text: str) -> Embedding:
         dense = next(iter(self.dense.query_embed(text)))
         sparse = next(iter(self.sparse.query_embed(text)))

@@ -2,7 +2,10 @@
 
 Each chunk is one point whose id is derived from (doc_id, chunk_index), so re-indexing overwrites
 instead of duplicating. A hash of what was embedded is kept in the payload: unchanged chunks are
-skipped, changed ones re-embedded, and chunks a document no longer has are deleted. Every chunk also
+skipped, changed ones written again, and chunks a document no longer has are deleted. A changed chunk
+whose embedded text some point of the collection already holds, embedded by the same model, takes
+that point's dense vector (`_KeptVectors`): a new chunking, an edit above a chunk, or a page that
+moved changes a chunk's hash, not what the model reads. Every chunk also
 keeps its document's hash (`doc_hash`), so `indexed_documents` tells an unchanged document at a glance.
 A run that changed anything ends with the store's `finish_bulk` (the embedded store builds HNSW there).
 `build_indexes` indexes the two HotpotQA corpora of `program.retrieval.corpora`, for `python -m program index`.
@@ -21,7 +24,7 @@ from tqdm import tqdm
 from program.base.settings import Settings
 from program.retrieval.chunking import CHUNKING, Chunk, Document, chunk_document
 from program.retrieval.corpora import local_documents, web_documents
-from program.retrieval.embeddings import Embedder, load_embedder
+from program.retrieval.embeddings import Embedder, Embedding, load_embedder
 from program.retrieval.open_store import open_store
 from program.retrieval.store import Point, Store
 
@@ -35,6 +38,7 @@ class IndexStats(BaseModel):
     embedded: int
     skipped: int  # unchanged since the last run
     deleted: int  # chunks no document has any more
+    reused: int = 0  # changed, but written with the dense vector a held point had for the same text
 
 
 def point_id(doc_id: str, chunk_index: int) -> str:
@@ -43,7 +47,11 @@ def point_id(doc_id: str, chunk_index: int) -> str:
 
 def embedded_text(chunk: Chunk) -> str:
     """What the embedders read: the title carries the entity name a paragraph often omits."""
-    return f"{chunk.title}\n{chunk.text}"
+    return _embedded(chunk.title, chunk.text)
+
+
+def _embedded(title: str | None, text: str | None) -> str:
+    return f"{title}\n{text}"
 
 
 class IndexedDocument(BaseModel):
@@ -59,7 +67,11 @@ class IndexedDocument(BaseModel):
 
 def text_hash(chunk: Chunk, version: str, document: str = "") -> str:
     """`document`: the document's hash, for a chunk whose stored offsets must follow edits elsewhere in it."""
-    return hashlib.sha256(f"{version}\n{chunk.url}\n{embedded_text(chunk)}{document}".encode()).hexdigest()
+    return _hashed(version, chunk.url, embedded_text(chunk), document)
+
+
+def _hashed(version: str, url: str, embedded: str, document: str) -> str:
+    return hashlib.sha256(f"{version}\n{url}\n{embedded}{document}".encode()).hexdigest()
 
 
 def document_hash(document: Document, version: str) -> str:
@@ -77,19 +89,19 @@ def index_documents(store: Store, collection: str, documents: Iterable[Document]
     so memory holds one window, whatever the corpus."""
     store.ensure(collection)
     existing = {pid: (p["doc_id"], p["text_hash"]) for pid, p in store.payloads(collection, ["doc_id", "text_hash"])}
-    run = _Run()
+    run, kept = _Run(), _KeptVectors(store, collection, embedder.version)
     with tqdm(desc=f"indexing {collection}", unit="chunk", disable=not progress) as bar:
         for window in _windows(documents, embedder.version, run):
             changed = [item for item in window if existing.get(item[0], (None, None))[1] != item[2]["text_hash"]]
-            _write(store, collection, embedder, changed, run, bar)
+            _write(store, collection, embedder, changed, run, bar, kept)
     doc_ids = run.doc_ids | set(drop)
     stale = [pid for pid, (doc_id, _) in existing.items() if pid not in run.seen and (prune or doc_id in doc_ids)]
     if stale:
         store.delete(collection, stale)
-    if stale or run.embedded:
+    if stale or run.embedded or run.reused:
         store.finish_bulk(collection)
     return IndexStats(documents=len(run.doc_ids), chunks=len(run.seen), embedded=run.embedded,
-                      skipped=len(run.seen) - run.embedded, deleted=len(stale))
+                      skipped=len(run.seen) - run.embedded - run.reused, deleted=len(stale), reused=run.reused)
 
 
 class _Run:
@@ -99,6 +111,43 @@ class _Run:
         self.seen: set[str] = set()  # point ids of every chunk the documents have now
         self.doc_ids: set[str] = set()
         self.embedded = 0
+        self.reused = 0
+
+
+class _KeptVectors:
+    """Which point of the collection holds a dense vector for a given embedded text. Read when the first
+    changed chunk is written, so a run that changes nothing scans no text. A point counts only if its stored hash
+    is the one its payload gives under this embedder's version: that proves the model that embedded it."""
+
+    def __init__(self, store: Store, collection: str, version: str):
+        self.store, self.collection, self.version = store, collection, version
+        self._holders: dict[bytes, str] | None = None
+
+    def take(self, chunks: list[Chunk], pids: list[str]) -> dict[str, list[float]]:
+        """point id -> the dense vector a held point has for that chunk's embedded text, where one has."""
+        holders = self._read() if self._holders is None else self._holders
+        wanted = {pid: holders.get(_key(embedded_text(c))) for c, pid in zip(chunks, pids, strict=True)}
+        wanted = {pid: holder for pid, holder in wanted.items() if holder}
+        found = {h.id: h for h in self.store.fetch(self.collection, list(set(wanted.values())))} if wanted else {}
+        texts = {pid: embedded_text(c) for c, pid in zip(chunks, pids, strict=True)}
+        # subtle: a holder may have been overwritten earlier in this run (its chunk moved to another id and
+        # another chunk took its place), so its text is checked again as fetched
+        return {pid: found[h].dense for pid, h in wanted.items()
+                if h in found and _embedded(found[h].payload.get("title"), found[h].payload.get("text")) == texts[pid]}
+
+    def _read(self) -> dict[bytes, str]:
+        fields = ["text_hash", "title", "text", "url", "origin", "doc_hash"]
+        self._holders = {}
+        for pid, p in self.store.payloads(self.collection, fields):
+            embedded = _embedded(p.get("title"), p.get("text"))
+            document = p.get("doc_hash", "") if p.get("origin") else ""
+            if _hashed(self.version, p.get("url"), embedded, document) == p.get("text_hash"):
+                self._holders[_key(embedded)] = pid
+        return self._holders
+
+
+def _key(embedded: str) -> bytes:
+    return hashlib.sha256(embedded.encode()).digest()[:16]  # a digest, not the text, is held for each point
 
 
 def _windows(documents: Iterable[Document], version: str, run: _Run) -> Iterator[list[tuple[str, Chunk, dict]]]:
@@ -125,14 +174,16 @@ def _windows(documents: Iterable[Document], version: str, run: _Run) -> Iterator
 
 
 def _write(store: Store, collection: str, embedder: Embedder, pending: list[tuple[str, Chunk, dict]], run: _Run,
-           bar: tqdm) -> None:
+           bar: tqdm, kept: _KeptVectors) -> None:
     # subtle: a batch is padded to its longest text, so batches of similar lengths embed faster; sorting
     # within a window (not the corpus) keeps the throughput flat from the first window to the last
     pending.sort(key=lambda item: len(item[1].text))
     for start in range(0, len(pending), BATCH_SIZE):
         batch = pending[start:start + BATCH_SIZE]
-        store.upsert(collection, _points(embedder, batch))
-        run.embedded += len(batch)
+        dense = kept.take([chunk for _, chunk, _ in batch], [pid for pid, _, _ in batch])
+        store.upsert(collection, _points(embedder, batch, dense))
+        run.embedded += len(batch) - len(dense)
+        run.reused += len(dense)
         bar.update(len(batch))
 
 
@@ -166,7 +217,12 @@ def _count_chunk(found: dict[str, IndexedDocument], payload: dict) -> None:
     document.chunks += 1
 
 
-def _points(embedder: Embedder, batch: list[tuple[str, Chunk, dict]]) -> list[Point]:
-    embeddings = embedder.documents([embedded_text(chunk) for _, chunk, _ in batch])
-    return [Point(id=pid, dense=e.dense, sparse=e.sparse, payload={**chunk.model_dump(), **hashes})
-            for (pid, chunk, hashes), e in zip(batch, embeddings, strict=True)]
+def _points(embedder: Embedder, batch: list[tuple[str, Chunk, dict]], kept: dict[str, list[float]]) -> list[Point]:
+    """The batch's points; a chunk with a kept dense vector needs only its BM25 vector (no model run)."""
+    fresh = [(pid, embedded_text(chunk)) for pid, chunk, _ in batch if pid not in kept]
+    reused = [(pid, embedded_text(chunk)) for pid, chunk, _ in batch if pid in kept]
+    vectors = dict(zip([pid for pid, _ in fresh], embedder.documents([t for _, t in fresh]) if fresh else [], strict=True))
+    sparse = embedder.sparse_documents([t for _, t in reused]) if reused else []
+    vectors |= {pid: Embedding(kept[pid], s) for (pid, _), s in zip(reused, sparse, strict=True)}
+    return [Point(id=pid, dense=vectors[pid].dense, sparse=vectors[pid].sparse, payload={**chunk.model_dump(), **hashes})
+            for pid, chunk, hashes in batch]

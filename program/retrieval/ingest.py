@@ -61,6 +61,7 @@ class IngestReport(BaseModel):
     documents: int  # found in the sources
     chunks: int
     embedded: int
+    reused: int = 0  # chunks that changed, written with the dense vector a held chunk of the same text had
     skipped: int  # chunks unchanged since the last run
     deleted: int  # chunks of documents that changed or, with prune, are gone
     errors: list[str] = []  # one line per file that could not be read; nothing of it was indexed
@@ -69,7 +70,7 @@ class IngestReport(BaseModel):
 
     def summary(self) -> str:
         return (f"{self.collection}: {self.documents} documents, {self.chunks} chunks, {self.embedded} embedded, "
-                f"{self.skipped} skipped, {self.deleted} deleted, {len(self.errors)} errors, {self.seconds:.1f} s")
+                f"{self.reused} reused, {self.skipped} skipped, {self.deleted} deleted, {len(self.errors)} errors, {self.seconds:.1f} s")
 
 
 class _Read(BaseModel):
@@ -113,7 +114,8 @@ def ingest(sources: Iterable[Source], settings: Settings, *, collection: str | N
     unchanged = sum(indexed[d].chunks for d in [*found.documents, *found.kept] if d not in changed_ids and d in indexed)
     return IngestReport(collection=collection, documents=len(found.documents) + len(found.kept),
                         chunks=stats.chunks + unchanged,
-                        embedded=stats.embedded, skipped=stats.skipped + unchanged, deleted=stats.deleted,
+                        embedded=stats.embedded, reused=stats.reused, skipped=stats.skipped + unchanged,
+                        deleted=stats.deleted,
                         errors=found.errors, notes=_notes(found, include), seconds=round(time.perf_counter() - started, 3))
 
 

@@ -10,11 +10,15 @@ class CountingEmbedder:
     """The real embedder, counting the texts it embeds."""
 
     def __init__(self, embedder):
-        self.embedder, self.version, self.texts = embedder, embedder.version, []
+        self.embedder, self.version, self.texts, self.sparse_texts = embedder, embedder.version, [], []
 
     def documents(self, texts):
         self.texts += texts
         return self.embedder.documents(texts)
+
+    def sparse_documents(self, texts):
+        self.sparse_texts += texts
+        return self.embedder.sparse_documents(texts)
 
 
 @pytest.fixture(scope="module")

@@ -10,6 +10,11 @@ def docs(**texts: str) -> list[Document]:
     return [Document(doc_id=name, title=name, text=text, url=f"https://example.org/{name}") for name, text in texts.items()]
 
 
+def files(**texts: str) -> list[Document]:
+    """Documents read from files, as ingest makes them: their chunks' hashes follow the whole document."""
+    return [d.model_copy(update={"origin": f"/docs/{d.doc_id}.txt"}) for d in docs(**texts)]
+
+
 CORPUS = docs(Alpha="Alpha is a lighthouse.", Beta="Beta is a bakery.\n\nIt sells bread.", Gamma="Gamma is a river.")
 
 
@@ -36,6 +41,47 @@ def test_a_changed_document_is_the_only_one_re_embedded(edge_store, embedder):
     point = edge_store.fetch("c", [point_id("Beta", 1)])[0]
     assert point.payload["text"] == "It sells cakes."
     assert edge_store.count("c") == 4
+
+
+def test_a_chunk_whose_hash_changed_but_not_its_text_keeps_its_dense_vector(edge_store, embedder, monkeypatch):
+    index(edge_store, files(**{d.doc_id: d.text for d in CORPUS}), embedder)
+    before = {h.id: h.dense for h in edge_store.fetch("c", [point_id("Beta", 0), point_id("Beta", 1)])}
+    embedder.texts.clear()
+    monkeypatch.setattr("program.retrieval.indexing.CHUNKING", -1)  # a new chunking: every document hash moves
+    grown = files(Alpha="Alpha is a lighthouse.", Beta="Beta is a bakery.\n\nIt sells bread.\n\nIt opens at six.",
+                 Gamma="Gamma is a river.")
+    stats = index(edge_store, grown, embedder)
+    assert (stats.embedded, stats.reused, stats.skipped) == (1, 4, 0)
+    assert embedder.texts == ["Beta\nIt opens at six."]  # the model reads only the new text
+    assert sorted(embedder.sparse_texts) == ["Alpha\nAlpha is a lighthouse.", "Beta\nBeta is a bakery.",
+                                             "Beta\nIt sells bread.", "Gamma\nGamma is a river."]
+    after = {h.id: h.dense for h in edge_store.fetch("c", list(before))}
+    assert after == before
+    # and the rewritten points search as the fresh ones did
+    assert edge_store.fetch("c", [point_id("Beta", 1)])[0].payload["text"] == "It sells bread."
+
+
+def test_a_moved_chunk_takes_the_vector_of_its_text_not_of_the_point_it_lands_on(edge_store, embedder, monkeypatch):
+    index(edge_store, files(Beta="Beta is a bakery.\n\nIt sells bread."), embedder)
+    embedder.texts.clear()
+    # the bread paragraph moves from chunk 1 to chunk 2, and a shorter new one takes chunk 1, so it is written
+    # first: the point that held the bread text is overwritten before the bread chunk looks for its vector
+    monkeypatch.setattr("program.retrieval.indexing.BATCH_SIZE", 1)
+    stats = index(edge_store, files(Beta="Beta is a bakery.\n\nIt is old.\n\nIt sells bread."), embedder)
+    assert (stats.embedded, stats.reused) == (2, 1)
+    assert embedder.texts == ["Beta\nIt is old.", "Beta\nIt sells bread."]
+    moved = edge_store.fetch("c", [point_id("Beta", 2)])[0]
+    fresh = embedder.embedder.documents(["Beta\nIt sells bread."])[0].dense
+    assert moved.payload["text"] == "It sells bread."
+    assert max(abs(a - b) for a, b in zip(moved.dense, fresh, strict=True)) < 1e-3
+
+
+def test_a_vector_made_by_another_model_is_never_taken(edge_store, embedder, monkeypatch):
+    index(edge_store, CORPUS, embedder)
+    embedder.texts.clear()
+    monkeypatch.setattr(embedder, "version", "another-model")
+    stats = index(edge_store, CORPUS, embedder)
+    assert (stats.embedded, stats.reused) == (4, 0) and len(embedder.texts) == 4
 
 
 def test_a_shrunk_document_loses_its_stale_chunks(edge_store, embedder):

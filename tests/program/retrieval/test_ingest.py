@@ -64,7 +64,7 @@ def test_a_folder_is_walked_with_its_globs_and_hidden_files_skipped(tree, tmp_pa
     assert only_py.documents == 1
 
 
-def test_an_unchanged_tree_embeds_nothing_and_a_changed_file_alone_is_re_embedded(tree, tmp_path, embedder):
+def test_an_unchanged_tree_embeds_nothing_and_a_changed_file_alone_is_rewritten(tree, tmp_path, embedder):
     client = memory_store()
     first = run([tree], tmp_path, client, embedder)
     embedder.texts.clear()
@@ -73,7 +73,9 @@ def test_an_unchanged_tree_embeds_nothing_and_a_changed_file_alone_is_re_embedde
     assert embedder.texts == []
     (tree / "guide.md").write_text(FILES["guide.md"].replace("frame", "wall"))
     changed = run([tree], tmp_path, client, embedder)
-    assert changed.embedded == 2 and all("Widget guide" in text for text in embedder.texts)
+    # both chunks of the file are rewritten (their offsets follow the file), and only the edited one is embedded
+    assert (changed.embedded, changed.reused) == (1, 1)
+    assert len(embedder.texts) == 1 and "Widget guide" in embedder.texts[0] and "wall" in embedder.texts[0]
     hit = HybridSearch(client, "mine", embedder=embedder.embedder)("bolt the widget to the wall", 1)[0]
     assert "wall" in hit.text and hit.origin == str(tree / "guide.md")
 
@@ -238,8 +240,8 @@ def test_the_cli_ingests_a_folder_and_prints_one_summary(tree, tmp_path, capsys)
     assert main(args) == 0
     assert main(args) == 0
     first, second = capsys.readouterr().out.splitlines()
-    assert first.startswith("cli: 4 documents, 5 chunks, 5 embedded, 0 skipped, 0 deleted, 0 errors")
-    assert second.startswith("cli: 4 documents, 5 chunks, 0 embedded, 5 skipped")
+    assert first.startswith("cli: 4 documents, 5 chunks, 5 embedded, 0 reused, 0 skipped, 0 deleted, 0 errors")
+    assert second.startswith("cli: 4 documents, 5 chunks, 0 embedded, 0 reused, 5 skipped")
     assert main(["ingest", str(tmp_path / "nope"), "--data-dir", str(tmp_path / "data")]) == 1
     assert "error: no such file or folder" in capsys.readouterr().err
 
@@ -271,7 +273,8 @@ def test_a_folder_whose_files_no_reader_selects_is_noted_not_silently_empty(tmp_
     assert out.startswith("cli: 1 documents") and "note:" not in err
 
 
-def test_a_new_chunking_chunks_every_held_document_again(tree, tmp_path, embedder, monkeypatch):
+def test_a_new_chunking_chunks_every_held_document_again_but_embeds_no_text_it_holds(tree, tmp_path, embedder,
+                                                                                      monkeypatch):
     # the same documents, cut another way: without the bump, held documents kept their old chunks
     import program.retrieval.indexing as indexing
     import program.retrieval.ingest as ingest_module
@@ -282,8 +285,11 @@ def test_a_new_chunking_chunks_every_held_document_again(tree, tmp_path, embedde
     bumped = indexing.CHUNKING + 1
     for module in (indexing, ingest_module):
         monkeypatch.setattr(module, "CHUNKING", bumped)
+    embedder.texts.clear()
     again = run([tree], tmp_path, client, embedder)
-    assert again.embedded == first.chunks and run([tree], tmp_path, client, embedder).embedded == 0
+    # every chunk is written again; here the new chunking cuts the same texts, so the model reads none
+    assert (again.embedded, again.reused, embedder.texts) == (0, first.chunks, [])
+    assert run([tree], tmp_path, client, embedder).reused == 0
 
 
 def test_new_readers_read_every_held_file_again_but_embed_only_what_came_out_different(tree, tmp_path, embedder,
