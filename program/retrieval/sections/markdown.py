@@ -1,10 +1,14 @@
-"""Markdown sections: cut at ATX headings (`#` to `######`) outside code fences.
+"""Markdown sections: cut at headings outside code fences, ATX (`#` to `######`) and setext.
 
 Each section's first block is its heading line, so a chunk that opens a section shows its heading.
+A setext heading is a one-line paragraph underlined by `===` (level 1) or `---` (level 2), as many
+READMEs and older docs write them. Its underline is in no block, as in plain text
+(`program.retrieval.sections.plain_text`), where the 0.5B once gave an underline as a short answer.
 A thematic break (`---`, `***`) standing as a block of its own is in no section: it says nothing
 (66 chunks of the AWS guides were only rules). A front matter block that opens the file (YAML
-between `---` lines, as MkDocs, Docusaurus and Jekyll pages have, or Hugo's TOML between `+++`) is
-the page's settings, not its text: it is in no section, and its `title` is the page's title.
+between `---` lines, as MkDocs, Docusaurus and Jekyll pages have, Hugo's TOML between `+++`, or
+MkDocs' `key: value` lines with a `title` among them) is the page's settings, not its text: it is in
+no section, and its `title` is the page's title.
 This module does not pack sections into chunks; see `program.retrieval.chunking`.
 """
 
@@ -12,9 +16,16 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
+from typing import NamedTuple
 
-from program.retrieval.sections import Section
-from program.retrieval.sections.blocks import blocks, lines, next_fence
+from program.retrieval.sections import Section, Span
+from program.retrieval.sections.blocks import (
+    FENCE,
+    RECORD_MARK,
+    blocks,
+    lines,
+    next_fence,
+)
 
 # subtle: the heading's closing `#`s and spaces are stripped in code, not by the pattern: a lazy
 # `(.*?)\s*#*\s*$` backtracks cubically on a line of many spaces ("# a", 2,000 spaces, "b": 13 s)
@@ -29,32 +40,68 @@ _MARKS = re.compile(r"[*`]+")
 # subtle: a page may open with a horizontal rule; a front matter's first line is a key ("sidebar_position: 2")
 _FRONT_MATTER = re.compile(r"\A(---|\+\+\+)[ \t]*\r?\n(?=[ \t]*[A-Za-z_][\w-]*[ \t]*[:=])(.*?)^(?:\1|\.\.\.)[ \t]*$",
                            re.DOTALL | re.MULTILINE)
+# MkDocs' and Python-Markdown's other form: `key: value` lines (a continuation indented) up to the first
+# blank line, read as settings only when one key is `title`: a page may open with "Note: ..." too
+_META = re.compile(r"\A(?:[A-Za-z][\w-]*[ \t]*:[^\n]*\n(?:[ \t]+\S[^\n]*\n)*)+(?=[ \t]*(?:\n|\Z))")
 _BREAK = re.compile(r"[ ]{0,3}([-*_])(?:[ \t]*\1){2,}[ \t]*")
+_SETEXT = re.compile(r"[ ]{0,3}(=+|-{2,})[ \t]*")
+# what opens a line that is not a paragraph's: a list item, a table row, a quote, a heading, HTML, code
+_NOT_PROSE = re.compile(rf"[ \t]*(?:{RECORD_MARK}|>|#|<)|[ ]{{4}}|\t")
 _FRONT_TITLE = re.compile(r"^title[ \t]*[:=][ \t]*(.+?)[ \t]*$", re.MULTILINE)
 
 
 def markdown_sections(text: str) -> list[Section]:
-    body = _front_matter_end(text)
-    cuts: list[tuple[int, list[str]]] = [(body, [])]  # (offset where a section starts, its heading path)
+    start = _front_matter(text)[0]
+    cuts: list[tuple[Heading | None, list[str]]] = [(None, [])]  # (where a section starts, its heading path)
     path: list[str] = []
-    for offset, level, raw in _headings(text, body):
+    for heading in _headings(text, start):
         # subtle: a skipped level (# then ###) leaves a gap that the shown path drops
-        path = [*path[: level - 1], *[""] * (level - 1 - len(path)), heading_text(raw)]
-        cuts.append((offset, [p for p in path if p]))
-    ends = [offset for offset, _ in cuts[1:]] + [len(text)]
-    sections = [Section(path, [b for b in blocks(text, start, end) if not _rules(text[b[0]:b[1]])])
-                for (start, path), end in zip(cuts, ends, strict=True)]
+        path = [*path[: heading.level - 1], *[""] * (heading.level - 1 - len(path)), heading_text(heading.raw)]
+        cuts.append((heading, [p for p in path if p]))
+    ends = [heading.offset for heading, _ in cuts[1:]] + [len(text)]
+    sections = [Section(path, _section_blocks(text, heading, start, end))
+                for (heading, path), end in zip(cuts, ends, strict=True)]
     return [s for s in sections if s.blocks]
 
 
-def _headings(text: str, start: int) -> Iterator[tuple[int, int, str]]:
-    """(offset, level, raw text) of each ATX heading of text[start:] outside code fences."""
-    fence = None
+class Heading(NamedTuple):
+    offset: int  # where its line starts
+    level: int
+    raw: str  # its text as written
+    underline: Span | None = None  # a setext heading's underline, in no block
+
+
+def _section_blocks(text: str, heading: Heading | None, start: int, end: int) -> list[Span]:
+    """A section's blocks; a setext heading's line is a block of its own, without its underline."""
+    if heading is None or heading.underline is None:
+        return _blocks(text, heading.offset if heading else start, end)
+    return [(heading.offset, heading.offset + len(heading.raw)), *_blocks(text, heading.underline[1], end)]
+
+
+def _blocks(text: str, start: int, end: int) -> list[Span]:
+    return [b for b in blocks(text, start, end) if not _rules(text[b[0]:b[1]])]
+
+
+def _headings(text: str, start: int) -> Iterator[Heading]:
+    """Each heading of text[start:] outside code fences, in order."""
+    # paragraph: the line before, when it opens a paragraph (after a blank line) and may be a heading's text
+    fence, paragraph, previous_text = None, None, False
     for offset, line in lines(text, start):
-        heading = _HEADING.match(line) if fence is None else None
+        if fence is None and (atx := _HEADING.match(line)):
+            yield Heading(offset, len(atx.group(1)), atx.group(2))
+        elif fence is None and paragraph and (under := _SETEXT.fullmatch(line)):
+            level = 1 if under.group(1)[0] == "=" else 2
+            yield Heading(paragraph[0], level, paragraph[1], (offset, offset + len(line)))
+            line = ""  # the underline ends the heading: the next line may open a paragraph
+        opens = fence is None and not previous_text and _prose(line)
+        paragraph, previous_text = ((offset, line) if opens else None), bool(line.strip())
         fence = next_fence(fence, line)
-        if heading:
-            yield offset, len(heading.group(1)), heading.group(2)
+
+
+def _prose(line: str) -> bool:
+    """Whether a line can be a setext heading's text: some words, opening no other construct."""
+    return (bool(line.strip()) and not _NOT_PROSE.match(line) and not FENCE.match(line)
+            and not _BREAK.fullmatch(line) and not _SETEXT.fullmatch(line))
 
 
 def _rules(block: str) -> bool:
@@ -71,18 +118,21 @@ def lead_heading(text: str) -> str | None:
 def page_title(text: str) -> str | None:
     """A markdown page's title: its front matter's `title`, else its first heading when that is a
     `# Title` (a docs page may open with a note, a badge or an import before it)."""
-    front = _FRONT_MATTER.match(text)
-    title = _FRONT_TITLE.search(front.group(2)) if front else None
+    end, settings = _front_matter(text)
+    title = _FRONT_TITLE.search(settings)
     if title and (named := heading_text(title.group(1).strip("\"'"))):
         return named
-    first = next(_headings(text, front.end() if front else 0), None)
-    return heading_text(first[2]) or None if first and first[1] == 1 else None
+    first = next(_headings(text, end), None)
+    return heading_text(first.raw) or None if first and first.level == 1 else None
 
 
-def _front_matter_end(text: str) -> int:
-    """Where the text after a front matter block starts: 0 when the text opens with none."""
-    found = _FRONT_MATTER.match(text)
-    return found.end() if found else 0
+def _front_matter(text: str) -> tuple[int, str]:
+    """Where the text after a front matter block starts, and the block's settings: (0, "") for none."""
+    if found := _FRONT_MATTER.match(text):
+        return found.end(), found.group(2)
+    if (found := _META.match(text)) and _FRONT_TITLE.search(found.group(0)):
+        return found.end(), found.group(0)
+    return 0, ""
 
 
 def heading_text(raw: str) -> str:

@@ -98,6 +98,12 @@ def test_a_markdown_page_s_front_matter_gives_its_title_and_is_in_no_chunk():
     assert chunks_of("hugo.md", '+++\ntitle = "Hugo page"\n+++\nBody.\n')[0].title == "Hugo page"
     ruled = "---\n\nA rule, then prose.\n\n---\n\nMore.\n"
     assert "A rule, then prose." in chunks_of("ruled.md", ruled)[1][0].text
+    # MkDocs' `key: value` lines with a title among them (Python-Markdown's docs), but not a note that opens a page
+    meta = "title: Authors\nsummary: who wrote it\n  and when\n\nPrimary Authors\n===============\n\nWaylan.\n"
+    document, chunks = chunks_of("authors.md", meta)
+    assert document.title == "Authors" and [c.text for c in chunks] == ["Primary Authors\n\nWaylan."]
+    document, chunks = chunks_of("old.md", "Note: this page is outdated.\n\n# Setup\n\nRun it.\n")
+    assert document.title == "Setup" and chunks[0].text.startswith("Note: this page is outdated.\n\n# Setup")
 
 
 def test_a_thematic_break_is_in_no_chunk_and_never_a_chunk_of_its_own():
@@ -105,8 +111,51 @@ def test_a_thematic_break_is_in_no_chunk_and_never_a_chunk_of_its_own():
     text = "--------\n\n--------\n\n# AclConfiguration\n\nFilters by groups.\n\n* * *\n\nSetext\n---\n"
     document, chunks = chunks_of("API_AclConfiguration.md", text, max_chars=45)
     assert document.title == "AclConfiguration"
-    assert [c.text for c in chunks] == ["# AclConfiguration\n\nFilters by groups.", "Setext\n---"]
+    assert [c.text for c in chunks] == ["# AclConfiguration\n\nFilters by groups.", "Setext"]
     assert_offsets(document, chunks)
+
+
+SETEXT = """Widget guide
+============
+
+Widgets turn gears.
+
+Installing
+----------
+Bolt it to the frame.
+
+Two lines of a paragraph
+are no heading
+---
+
+- nor is a list item
+---
+
+```
+a fence
+---
+```
+
+    indented code
+    ---
+"""
+
+
+def test_a_setext_heading_cuts_a_section_and_its_underline_is_in_no_chunk():
+    # many READMEs underline their headings: read as text, "Installing\n----------" headed nothing, and the
+    # underlines went into the chunks
+    document, chunks = chunks_of("README.md", SETEXT, max_chars=60)
+    assert document.title == "Widget guide"
+    assert [(c.heading_path, c.text) for c in chunks][:2] == [
+        ([], "Widget guide\n\nWidgets turn gears."), (["Installing"], "Installing\n\nBolt it to the frame.")]
+    assert all(c.heading_path == ["Installing"] for c in chunks[1:])  # the rest heads nothing
+    assert not any(line.strip() in ("============", "----------") for c in chunks for line in c.text.split("\n"))
+    assert "are no heading\n---" in chunks[2].text and "a fence\n---" in "".join(c.text for c in chunks)
+    assert "indented code\n    ---" in chunks[-1].text
+    for chunk in chunks:  # a chunk's span runs from its first block to its last, an underline between them
+        blocks = chunk.text.split("\n\n")
+        assert document.text[chunk.start:chunk.end].startswith(blocks[0])
+        assert document.text[chunk.start:chunk.end].endswith(blocks[-1])
 
 
 MDX = """import {Note} from '../_component/note.jsx'
@@ -154,6 +203,8 @@ def test_unclosed_tags_braces_and_front_matter_are_read_in_linear_time():
     started = time.perf_counter()
     chunks_of("hostile.mdx", "# T\n\n" + "<A b={c " * 4_000 + "\n\n" + "<a " * 15_000 + "\n")
     chunks_of("hostile.md", "---\nkey: v\n" + "x: y\n" * 15_000)
+    chunks_of("meta.md", "title: t\n" + "x: y\n   z\n" * 9_000 + "no colon")  # settings never closed
+    chunks_of("setext.md", ("a\n" + "-" * 50 + "\n") * 1_000 + "=" * 40_000)
     assert time.perf_counter() - started < 2
 
 
