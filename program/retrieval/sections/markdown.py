@@ -5,7 +5,9 @@ A setext heading is a one-line paragraph underlined by `===` (level 1) or `---` 
 READMEs and older docs write them. Its underline is in no block, as in plain text
 (`program.retrieval.sections.plain_text`), where the 0.5B once gave an underline as a short answer.
 A thematic break (`---`, `***`) standing as a block of its own is in no section: it says nothing
-(66 chunks of the AWS guides were only rules). A front matter block that opens the file (YAML
+(66 chunks of the AWS guides were only rules). Nor is a block of reference-style link targets
+(`[mdx-react]: /packages/react/`): 10 of MDX's 210 chunks were only those, and the words they
+link are in the text that uses them. A front matter block that opens the file (YAML
 between `---` lines, as MkDocs, Docusaurus and Jekyll pages have, Hugo's TOML between `+++`, or
 MkDocs' `key: value` lines with a `title` among them) is the page's settings, not its text: it is in
 no section, and its `title` is the page's title.
@@ -44,6 +46,8 @@ _FRONT_MATTER = re.compile(r"\A(---|\+\+\+)[ \t]*\r?\n(?=[ \t]*[A-Za-z_][\w-]*[ 
 # blank line, read as settings only when one key is `title`: a page may open with "Note: ..." too
 _META = re.compile(r"\A(?:[A-Za-z][\w-]*[ \t]*:[^\n]*\n(?:[ \t]+\S[^\n]*\n)*)+(?=[ \t]*(?:\n|\Z))")
 _BREAK = re.compile(r"[ ]{0,3}([-*_])(?:[ \t]*\1){2,}[ \t]*")
+# a reference-style link's target (`[mdx-react]: /packages/react/`); a footnote's `[^1]: text` is content
+_LINK_TARGET = re.compile(r"[ ]{0,3}\[(?!\^)[^\]\n]{1,999}\]:[ \t]*\S.*")
 _SETEXT = re.compile(r"[ ]{0,3}(=+|-{2,})[ \t]*")
 # what opens a line that is not a paragraph's: a list item, a table row, a quote, a heading, HTML, code
 _NOT_PROSE = re.compile(rf"[ \t]*(?:{RECORD_MARK}|>|#|<)|[ ]{{4}}|\t")
@@ -79,7 +83,7 @@ def _section_blocks(text: str, heading: Heading | None, start: int, end: int) ->
 
 
 def _blocks(text: str, start: int, end: int) -> list[Span]:
-    return [b for b in blocks(text, start, end) if not _rules(text[b[0]:b[1]])]
+    return [b for b in blocks(text, start, end) if not _says_nothing(text[b[0]:b[1]])]
 
 
 def _headings(text: str, start: int) -> Iterator[Heading]:
@@ -104,9 +108,10 @@ def _prose(line: str) -> bool:
             and not _BREAK.fullmatch(line) and not _SETEXT.fullmatch(line))
 
 
-def _rules(block: str) -> bool:
-    """Whether a block is only thematic breaks."""
-    return all(_BREAK.fullmatch(line) for line in block.split("\n"))
+def _says_nothing(block: str) -> bool:
+    """Whether a block is only thematic breaks, or only link targets: its words are elsewhere on the page."""
+    rows = block.split("\n")
+    return all(_BREAK.fullmatch(row) for row in rows) or all(_LINK_TARGET.fullmatch(row) for row in rows)
 
 
 def lead_heading(text: str) -> str | None:

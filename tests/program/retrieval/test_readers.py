@@ -106,6 +106,16 @@ def test_a_markdown_page_s_front_matter_gives_its_title_and_is_in_no_chunk():
     assert document.title == "Setup" and chunks[0].text.startswith("Note: this page is outdated.\n\n# Setup")
 
 
+def test_a_block_of_link_targets_is_in_no_chunk_but_a_footnote_is():
+    # MDX's pages end with their links' targets: 10 of its 210 chunks were only those
+    text = ("# Extending MDX\n\nUse [remark][] and [rehype][] plugins.\n\n"
+            "[remark]: https://github.com/remarkjs/remark\n[rehype]: <https://github.com/rehypejs/rehype> 'Rehype'\n\n"
+            "[^1]: A footnote says something.\n\nSee [the guide]:\n[the guide]: /guide/\n")
+    document, chunks = chunks_of("extending-mdx.md", text)
+    assert [c.text for c in chunks] == ["# Extending MDX\n\nUse [remark][] and [rehype][] plugins.\n\n"
+                                        "[^1]: A footnote says something.\n\nSee [the guide]:\n[the guide]: /guide/"]
+
+
 def test_a_thematic_break_is_in_no_chunk_and_never_a_chunk_of_its_own():
     # 64 of the AWS guides' pages open with two rules over their title: 66 chunks were only rules
     text = "--------\n\n--------\n\n# AclConfiguration\n\nFilters by groups.\n\n* * *\n\nSetext\n---\n"
@@ -205,6 +215,7 @@ def test_unclosed_tags_braces_and_front_matter_are_read_in_linear_time():
     chunks_of("hostile.md", "---\nkey: v\n" + "x: y\n" * 15_000)
     chunks_of("meta.md", "title: t\n" + "x: y\n   z\n" * 9_000 + "no colon")  # settings never closed
     chunks_of("setext.md", ("a\n" + "-" * 50 + "\n") * 1_000 + "=" * 40_000)
+    chunks_of("targets.md", ("[" + "a" * 2_000 + "\n") * 20 + "[x]:" + " " * 40_000 + "\n")
     assert time.perf_counter() - started < 2
 
 
