@@ -1,9 +1,9 @@
 """The gate: all of the loop's policy, as pure functions from what was measured to the next action.
 
 Signals first: a question whose sub-queries and entities are covered, with a clear score
-cliff, is answered with no judge call; a clear gap goes straight to the right expansion
-(neighbouring chunks, the web, or a doc re-query); from a seed URL, the links of the seed's pages
-are followed first when one good source is not enough; the LM judge is asked only in the
+cliff, is answered with no judge call (a reader's "unknown" there is read again by the judge); a
+clear gap goes straight to the right expansion (neighbouring chunks, the web, or a doc re-query);
+from a seed URL, the links of the seed's pages are followed first when one good source is not enough; the LM judge is asked only in the
 ambiguous band, and its verdict can send the loop on. The only refusals made with no LM call are
 for a question retrieval found nothing on topic for: no passage similar enough, or none that
 mentions what the question names; every other "I don't know" is the reader's,
@@ -123,8 +123,11 @@ def _next(s: Signals, p: Progress, b: Budget, t: Thresholds) -> Decision:
         return breadth
     if s.best < t.off_topic_similarity and not p.searched_web:
         return _off_topic(s, p, b, t)
-    if (verdict is None and covered(s, t) and not s.compared_pageless and not _hop_pending(s, p)
-            and s.cliff >= t.cliff_to_answer and not plateau(s, t)):
+    if verdict is None and _clear_hit(s, p, t):
+        if p.draft_current and p.draft_unknown and b.judge_calls > 0 and b.iterations > 0:
+            return Decision("judge", "unknown_over_clear_hit", f"the reader found no answer, but every sub-query, "
+                            f"entity and question term is covered with a score cliff {s.cliff:.2f}: the judge reads "
+                            "the evidence again")
         return _finish("covered_with_cliff", f"every sub-query, entity and question term covered, score cliff {s.cliff:.2f}", p, t)
     if b.iterations > 0 and (expand := _expand(s, p, b, t)) is not None:
         return expand
@@ -167,6 +170,16 @@ def _breadth(s: Signals, p: Progress, b: Budget, t: Thresholds) -> Decision | No
         return None
     return Decision("expand_breadth", rule, f"{why}: following the best {pages} link(s) from the seed's pages",
                     pages=pages)
+
+
+def _clear_hit(s: Signals, p: Progress, t: Thresholds) -> bool:
+    """Everything the question asks is covered and one passage stands out: the evidence is on topic.
+    subtle: over every recorded run of the four corpora and the documentation sets, the reader said
+    "unknown" there on 17 questions, and 16 were answerable (ClapNQ, the AWS guides, libxslt, Nettle,
+    npm, Git's notes, Python-Markdown; the one that was not, on Cargo's book): so it buys the judge's
+    reading, not a refusal."""
+    return (covered(s, t) and not s.compared_pageless and not _hop_pending(s, p) and s.cliff >= t.cliff_to_answer
+            and not plateau(s, t))
 
 
 def _names_off_topic(s: Signals, t: Thresholds) -> bool:

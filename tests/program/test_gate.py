@@ -129,6 +129,18 @@ def test_a_current_draft_that_says_unknown_is_an_abstention():
     assert decide(signals(), p, FULL, T).action == "abstain"
 
 
+def test_a_reader_s_unknown_over_a_clear_hit_is_read_again_by_the_judge_elsewhere_it_is_a_refusal():
+    unknown = Progress(has_draft=True, draft_current=True, draft_unknown=True)
+    again = decide(signals(), unknown, NO_WEB, T)
+    assert (again.action, again.rule) == ("judge", "unknown_over_clear_hit")
+    answered = replace(unknown, draft_unknown=False, verdict=Verdict(True, 0.9))  # the judge's draft answers
+    assert decide(signals(), answered, NO_WEB, T).action == "answer"
+    assert decide(signals(), replace(unknown, verdict=Verdict(True, 0.9)), NO_WEB, T).action == "abstain"
+    # over a pool with no clear hit, or with the judge spent, the reader's "unknown" is the refusal
+    assert decide(signals(cliff=0.05), unknown, NO_WEB, T).action == "abstain"
+    assert decide(signals(), unknown, replace(NO_WEB, judge_calls=0), T).action == "abstain"
+
+
 def test_an_unreadable_verdict_never_buys_a_retrieval_round():
     d = decide(signals(cliff=0.0), Progress(verdict=Verdict(readable=False)), FULL, T)
     assert (d.action, d.rule) == ("draft", "judge_unreadable")

@@ -202,8 +202,23 @@ def test_a_short_answer_no_cited_passage_uses_is_judged_again_then_refused():
 
 
 def test_a_draft_that_says_unknown_is_an_abstention():
-    result = run(scripted_lm(draft("unknown", "The passages do not say [1].")), docs=CLIFF)
+    result = run(scripted_lm(draft("unknown", "The passages do not say [1].")), docs=FLAT)
     assert result.abstained and result.short_answer == "" and actions(result)[-2:] == ["abstain", "score"]
+    assert result.trace.resources.lm.calls == 1
+
+
+def test_a_reader_s_unknown_over_a_clear_hit_is_read_again_by_the_judge():
+    # the reader missed what the one clear passage says: the judge's reading answers
+    lm = scripted_lm(draft("unknown", "The passages do not say [1]."), verdict(True, 0.9, short="1945",
+                                                                                answer="The film is from 1945 [1]."))
+    result = run(lm, docs=CLIFF)
+    assert rules(result)[:3] == ["covered_with_cliff", "unknown_over_clear_hit", "judge_sufficient"]
+    assert result.short_answer == "1945" and not result.abstained and result.trace.resources.lm.calls == 2
+    # and when the judge finds no answer either, the loop refuses
+    lm = scripted_lm(draft("unknown", "The passages do not say [1]."), verdict(True, 0.9, short="unknown",
+                                                                                answer="They do not say [1]."))
+    result = run(lm, docs=CLIFF)
+    assert result.abstained and result.trace.resources.lm.calls == 2
 
 
 def test_malformed_judge_output_is_retried_once_then_never_buys_a_retrieval_round():
