@@ -116,20 +116,19 @@ class _Run:
 
 class _KeptVectors:
     """Which point of the collection holds a dense vector for a given embedded text. Read when the first
-    changed chunk is written, so a run that changes nothing scans no text. A point counts only if its stored hash
-    is the one its payload gives under this embedder's version: that proves the model that embedded it."""
+    changed chunk is written, so a run that changes nothing scans no text. A point counts only if its
+    stored hash is the one its payload gives under this embedder's version: that proves the model that
+    embedded it."""
 
     def __init__(self, store: Store, collection: str, version: str):
         self.store, self.collection, self.version = store, collection, version
         self._holders: dict[bytes, str] | None = None
 
-    def take(self, chunks: list[Chunk], pids: list[str]) -> dict[str, list[float]]:
-        """point id -> the dense vector a held point has for that chunk's embedded text, where one has."""
+    def take(self, texts: dict[str, str]) -> dict[str, list[float]]:
+        """point id -> the dense vector a held point has for that point's embedded text, where one has."""
         holders = self._read() if self._holders is None else self._holders
-        wanted = {pid: holders.get(_key(embedded_text(c))) for c, pid in zip(chunks, pids, strict=True)}
-        wanted = {pid: holder for pid, holder in wanted.items() if holder}
+        wanted = {pid: holder for pid, text in texts.items() if (holder := holders.get(_key(text)))}
         found = {h.id: h for h in self.store.fetch(self.collection, list(set(wanted.values())))} if wanted else {}
-        texts = {pid: embedded_text(c) for c, pid in zip(chunks, pids, strict=True)}
         # subtle: a holder may have been overwritten earlier in this run (its chunk moved to another id and
         # another chunk took its place), so its text is checked again as fetched
         return {pid: found[h].dense for pid, h in wanted.items()
@@ -180,8 +179,9 @@ def _write(store: Store, collection: str, embedder: Embedder, pending: list[tupl
     pending.sort(key=lambda item: len(item[1].text))
     for start in range(0, len(pending), BATCH_SIZE):
         batch = pending[start:start + BATCH_SIZE]
-        dense = kept.take([chunk for _, chunk, _ in batch], [pid for pid, _, _ in batch])
-        store.upsert(collection, _points(embedder, batch, dense))
+        texts = {pid: embedded_text(chunk) for pid, chunk, _ in batch}
+        dense = kept.take(texts)
+        store.upsert(collection, _points(embedder, batch, texts, dense))
         run.embedded += len(batch) - len(dense)
         run.reused += len(dense)
         bar.update(len(batch))
@@ -217,12 +217,13 @@ def _count_chunk(found: dict[str, IndexedDocument], payload: dict) -> None:
     document.chunks += 1
 
 
-def _points(embedder: Embedder, batch: list[tuple[str, Chunk, dict]], kept: dict[str, list[float]]) -> list[Point]:
+def _points(embedder: Embedder, batch: list[tuple[str, Chunk, dict]], texts: dict[str, str],
+            kept: dict[str, list[float]]) -> list[Point]:
     """The batch's points; a chunk with a kept dense vector needs only its BM25 vector (no model run)."""
-    fresh = [(pid, embedded_text(chunk)) for pid, chunk, _ in batch if pid not in kept]
-    reused = [(pid, embedded_text(chunk)) for pid, chunk, _ in batch if pid in kept]
-    vectors = dict(zip([pid for pid, _ in fresh], embedder.documents([t for _, t in fresh]) if fresh else [], strict=True))
-    sparse = embedder.sparse_documents([t for _, t in reused]) if reused else []
-    vectors |= {pid: Embedding(kept[pid], s) for (pid, _), s in zip(reused, sparse, strict=True)}
+    fresh = [pid for pid, _, _ in batch if pid not in kept]
+    reused = [pid for pid, _, _ in batch if pid in kept]
+    vectors = dict(zip(fresh, embedder.documents([texts[pid] for pid in fresh]) if fresh else [], strict=True))
+    sparse = embedder.sparse_documents([texts[pid] for pid in reused]) if reused else []
+    vectors |= {pid: Embedding(kept[pid], s) for pid, s in zip(reused, sparse, strict=True)}
     return [Point(id=pid, dense=vectors[pid].dense, sparse=vectors[pid].sparse, payload={**chunk.model_dump(), **hashes})
             for pid, chunk, hashes in batch]

@@ -70,7 +70,8 @@ class IngestReport(BaseModel):
 
     def summary(self) -> str:
         return (f"{self.collection}: {self.documents} documents, {self.chunks} chunks, {self.embedded} embedded, "
-                f"{self.reused} reused, {self.skipped} skipped, {self.deleted} deleted, {len(self.errors)} errors, {self.seconds:.1f} s")
+                f"{self.reused} reused, {self.skipped} skipped, {self.deleted} deleted, {len(self.errors)} errors, "
+                f"{self.seconds:.1f} s")
 
 
 class _Read(BaseModel):
