@@ -140,10 +140,12 @@ def _is_name(word: str) -> bool:
 
 
 def _runs(tokens: list[re.Match], text: str) -> list[list[int]]:
-    """Index runs of name tokens, joined by connectors and broken by punctuation."""
+    """Index runs of name tokens, joined by connectors and broken by punctuation or a blank line (a
+    heading's last word and the capital opening the paragraph under it are no name)."""
     runs, current, pending = [], [], []
     for i, tok in enumerate(tokens):
-        if current and text[tokens[i - 1].end():tok.start()].strip() not in ("", "&"):  # punctuation
+        gap = text[tokens[i - 1].end():tok.start()] if i else ""
+        if current and (gap.strip() not in ("", "&") or gap.count("\n") > 1):
             runs, current, pending = runs + [current], [], []
         if _is_name(tok.group()):
             joins = pending and ("and" not in _words(pending, tokens) or _and_joins(current, tokens))

@@ -18,6 +18,7 @@ import numpy as np
 
 from program.retrieval.passage import Passage
 from program.retrieval.sections.blocks import RECORD_MARK
+from program.retrieval.sections.rst import shown_roles
 
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9\"'(])")
 # a documentation page's blocks end sentences that no period ends: a blank line, or a line break
@@ -28,6 +29,8 @@ _RECORD = re.compile(rf"\s*{RECORD_MARK}")
 # a period after a title or an initial ("Dr. Robotnik", "A. A. Milne", "U.S. Army") ends no sentence
 _NOT_AN_END = re.compile(r"(?:\b(?:Dr|Mr|Mrs|Ms|St|Jr|Sr|Prof|Gen|Col|Lt|Capt|Sgt|Rev|Mt|Ft|vs|No|Inc|Co|Corp|Ltd)|\b[A-Z])\.$")
 _WORD = re.compile(r"[a-z0-9]+")
+# a name written with underscores, kept whole: `SESSION_COOKIE_NAME`, `FLASK_`, `__init__`
+_NAME_WORD = re.compile(r"_*[a-z0-9]+(?:_+[a-z0-9]+)*_*")
 # a number as written ("9,984", "1.66.0", the 10 of "10MB"), not a digit inside a name (the 2 of "EC2", the 86 of "x86")
 NUMERAL = re.compile(r"\b\d+(?:[.,]\d+)*")
 _YEAR = re.compile(r"1[5-9]\d\d|20\d\d")
@@ -53,6 +56,12 @@ def approx_tokens(text: str) -> int:
 def terms(text: str) -> frozenset[str]:
     # subtle: cached because the gate, the renderer and the factuality check ask it of the same sentences
     return frozenset(w for w in _WORD.findall(text.lower()) if w not in _STOP)
+
+
+def name_terms(text: str) -> frozenset[str]:
+    """`terms`, with each name written with underscores one term: a code identifier is a name, not
+    the words it is built of. The same as `terms` for a text with no underscore."""
+    return frozenset(w for w in _NAME_WORD.findall(text.lower()) if w not in _STOP)
 
 
 def split_blocks(text: str, record_tokens: int) -> list[str]:
@@ -130,13 +139,14 @@ class EvidencePool:
                earlier: int | None = None, relevance_weight: float = 1.0) -> list[Shown]:
         """Pick what the LM sees: passages new since the last render first, then the ones the
         draft cites, then the rest (at most `earlier` of them, when given), each group in MMR
-        order (`mmr_order`); each passage trimmed to its best sentences."""
+        order (`mmr_order`); each passage trimmed to its best sentences, its Sphinx roles shown as a
+        built page shows them (`shown_roles`)."""
         order = self._priority(cited, earlier, relevance_weight)
         self._fresh = []
         focus_terms = terms(focus)
         shown, used = [], 0
         for i in order:
-            text = trim_to_sentences(self.passages[i].text, focus_terms, passage_tokens)
+            text = trim_to_sentences(shown_roles(self.passages[i].text), focus_terms, passage_tokens)
             cost = approx_tokens(text) + 4
             if used + cost > max_tokens and shown:
                 continue

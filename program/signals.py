@@ -35,7 +35,7 @@ from program.answer.short_answer import (
     says_number,
 )
 from program.decomposition import compared_names, describes_an_entity, named_entities
-from program.evidence import approx_tokens, split_sentences, terms
+from program.evidence import approx_tokens, name_terms, split_sentences, terms
 from program.retrieval.passage import Passage
 from program.thresholds import Thresholds
 
@@ -366,7 +366,9 @@ def fits_question(short_answer: str, question: str) -> bool:
 
 
 def _echo_stems(text: str) -> set[str]:
-    return {_STEM(_AUXILIARIES.get(w, w)) for w in terms(text)}
+    """subtle: an identifier stays whole. `FLASK_` adds to a question on "Flask's from_prefixed_env",
+    and `session` to one on `SESSION_COOKIE_NAME`: the value of a setting is not its name's words."""
+    return {_STEM(_AUXILIARIES.get(w, w)) for w in name_terms(text)}
 
 
 def offered(question: str) -> tuple[str, ...]:

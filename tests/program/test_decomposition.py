@@ -53,6 +53,9 @@ EGEBERG = ("Roger O. Egeberg was Assistant Secretary for Health and Scientific A
     ("Is Amazon Aurora faster than Amazon RDS for MySQL?", ["Amazon Aurora", "Amazon RDS for MySQL"]),
     ("Can I use my own keys in AWS KMS to encrypt data?", ["AWS KMS"]),
     ("What is the maximum number of security groups associated with a load balancer?", []),
+    # a passage's heading and the paragraph under it: a blank line ends a name, a wrapped line does not
+    ("Configuring from Environment Variables\n\nIn addition, Amazon Simple\nStorage Service",
+     ["Configuring", "Environment Variables", "Amazon Simple\nStorage Service"]),
 ])
 def test_named_entities(text, entities):
     assert named_entities(text) == entities

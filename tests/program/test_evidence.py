@@ -63,6 +63,17 @@ def test_render_respects_the_token_budget_and_prefers_cited_passages():
     assert shown[0].n == 6
 
 
+def test_a_passage_s_sphinx_roles_are_shown_as_the_built_page_shows_them():
+    rst = ("If you want to store it, pass it through the :func:`~werkzeug.utils.secure_filename` function. "
+           "Register it with :meth:`app.register_blueprint() <Flask.register_blueprint>`; see :doc:`Deploying "
+           "<deploying/index>` and :py:data:`SECRET_KEY`. A ratio of 1:2 and :not a role: `x` stay.")
+    pool = EvidencePool()
+    pool.add([passage("Uploads", rst)])
+    assert pool.render("store", 10_000, 1_000)[0].text == (
+        "If you want to store it, pass it through the ``secure_filename`` function. Register it with "
+        "``app.register_blueprint()``; see Deploying and ``SECRET_KEY``. A ratio of 1:2 and :not a role: `x` stay.")
+
+
 def test_titles_and_initials_end_no_sentence():
     text = 'He voiced Dr. Robotnik in "Sonic the Hedgehog". It is based on A. A. Milne. The U.S. Army won.'
     assert split_sentences(text) == ['He voiced Dr. Robotnik in "Sonic the Hedgehog".', "It is based on A. A. Milne.",

@@ -300,6 +300,11 @@ def test_after_a_web_search_a_bridge_question_s_terms_count_in_the_web_s_pages_t
     ("no", "In Amazon RDS, can I exceed my credit balance?", True),
     ("no", "Does CloudTrail monitor calls to runtime_InvokeEndpoint?", True),
     ("yes", "Are Giuseppe Verdi and Ambroise Thomas both Opera composers ?", True),
+    # an identifier is one word: its value is no echo of its name, nor a prefix of a name of it
+    ("session", "What is the default value of Flask's SESSION_COOKIE_NAME setting?", True),
+    ("FLASK_", "What prefix does Flask's Config.from_prefixed_env load environment variables with by default?", True),
+    ("SESSION_COOKIE_NAME", "What is the default value of Flask's SESSION_COOKIE_NAME setting?", False),
+    ("from_prefixed_env", "What does Flask's Config.from_prefixed_env load?", False),
 ])
 def test_a_short_answer_fits_its_question_when_it_adds_to_it(short, question, fits):
     assert fits_question(short, question) is fits

@@ -11,6 +11,7 @@ from program.base.errors import IngestError
 from program.retrieval.chunking import chunk_document
 from program.retrieval.readers import read
 from program.retrieval.sections.markdown import heading_text
+from program.retrieval.sections.rst import shown_roles
 from program.retrieval.sources import SourceFile
 
 PYTHON = '''"""Widget tools: calibrate and mount widgets."""
@@ -73,6 +74,13 @@ def assert_offsets(document, chunks):
     for chunk in chunks:
         first_words = " ".join(chunk.text.split()[:3])
         assert " ".join(document.text[chunk.start:chunk.end].split()).startswith(first_words)
+
+
+def assert_ends(document, chunks):
+    """A chunk's offsets hold its first and last lines, where the chunk leaves lines out between them."""
+    for chunk in chunks:
+        held = document.text[chunk.start:chunk.end]
+        assert held.startswith(chunk.text.splitlines()[0]) and held.endswith(chunk.text.splitlines()[-1])
 
 
 def test_markdown_takes_its_title_from_the_leading_heading_and_keeps_offsets():
@@ -209,13 +217,16 @@ def test_an_mdx_page_loses_its_module_code_expressions_and_tags_but_not_its_text
     assert "import {Chart} from './chart.jsx'\n\n<Chart year={2024} />" in text
 
 
-def test_unclosed_tags_braces_and_front_matter_are_read_in_linear_time():
+def test_unclosed_tags_braces_front_matter_titles_and_roles_are_read_in_linear_time():
     started = time.perf_counter()
     chunks_of("hostile.mdx", "# T\n\n" + "<A b={c " * 4_000 + "\n\n" + "<a " * 15_000 + "\n")
     chunks_of("hostile.md", "---\nkey: v\n" + "x: y\n" * 15_000)
     chunks_of("meta.md", "title: t\n" + "x: y\n   z\n" * 9_000 + "no colon")  # settings never closed
     chunks_of("setext.md", ("a\n" + "-" * 50 + "\n") * 1_000 + "=" * 40_000)
     chunks_of("targets.md", ("[" + "a" * 2_000 + "\n") * 20 + "[x]:" + " " * 40_000 + "\n")
+    chunks_of("titles.rst", "T\n=\n\n" * 20_000)
+    for roles in (":a:`" * 50_000, (":" + "a" * 100) * 5_000, ":a:" * 60_000 + "`", ":a:b:" * 40_000):
+        shown_roles(roles)
     assert time.perf_counter() - started < 2
 
 
@@ -244,13 +255,20 @@ def test_a_jupyter_notebook_reads_its_markdown_and_code_cells_in_order_without_o
 
 
 def test_rst_section_titles_become_the_heading_path_and_a_literal_block_stays_whole():
-    document, chunks = chunks_of("manual.rst", RST, max_chars=50)
+    document, chunks = chunks_of("manual.rst", RST, max_chars=40)
     assert document.title == "Widget manual" and document.kind == "rst"
     assert [c.heading_path for c in chunks] == [[], ["Install"], ["Install"], ["Calibrate"]]
     literal = next(c for c in chunks if "widget --bolt" in c.text)
-    # the title is no chunk of its own: it opens the chunk of the block under it
-    assert "widget --check" in literal.text and literal.text.startswith("Install\n-------\n\nBolt it down::")
-    assert_offsets(document, chunks)
+    # the title is no chunk of its own: it opens the chunk of the block under it, without its underline
+    assert "widget --check" in literal.text and literal.text.startswith("Install\n\nBolt it down::")
+    assert_ends(document, chunks)
+
+
+def test_an_rst_title_s_adornment_lines_are_in_no_chunk():
+    overlined = "=====\nGuide\n=====\n\nRead me.\n\nSetup\n-----\nRun it.\n"
+    document, chunks = chunks_of("guide.rst", overlined)
+    assert document.title == "Guide" and [c.text for c in chunks] == ["Guide\n\nRead me.\n\nSetup\n\nRun it."]
+    assert_ends(document, chunks)
 
 
 def test_python_chunks_are_whole_functions_and_classes_under_the_module_summary():
