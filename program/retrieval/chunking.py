@@ -38,9 +38,9 @@ MAX_CHARS = 1200  # about the 256 tokens all-MiniLM-L6-v2 reads before it trunca
 # carry its header row; 5: blocks packed after such a piece leave room for that header; 6: a markdown
 # page's front matter is in no chunk; 7: nor is a thematic break; 8: a setext heading cuts a section, and
 # its underline is in no chunk; 9: nor is a block of link targets; 10: nor are a reStructuredText
-# title's adornment lines): it is part of every document's hash,
-# so ingest chunks each held document again (and embeds only the texts it does not hold, see
-# `program.retrieval.indexing`)
+# title's adornment lines, and each object a Sphinx page describes is a chunk of its own): it is part
+# of every document's hash, so ingest chunks each held document again (and embeds only the texts it
+# does not hold, see `program.retrieval.indexing`)
 CHUNKING = 10
 
 Kind = Literal["paragraphs", "text", "markdown", "rst", "python", "javascript", "typescript", "tsx", "rust", "go"]
@@ -162,16 +162,19 @@ def _below_title(path: list[str], title: str) -> list[str]:
 
 
 def _pack(sections: list[Section], max_chars: int, heads: Mapping[int, Span]) -> list[tuple[list[str], list[Span]]]:
-    """Greedy: whole sections while they fit in the open chunk, else one section block by block. A
+    """Greedy: whole sections while they fit in the open chunk, else one section block by block; a
+    section that stands `alone` (an object a reference describes) shares its chunks with no other. A
     block that starts at one of `heads` (a later piece of a cut table) always opens a chunk, and its
     header counts toward that chunk's size.
     A headed section's first block (its heading) always shares a chunk with the block after it: alone,
     "### Added" over a changelog's long list was a chunk search could find and no reader could use."""
     chunks: list[tuple[list[str], list[Span]]] = []  # (heading path of the first section, blocks)
-    for path, spans, _ in sections:
-        if chunks and _size(chunks[-1][1] + spans, heads) <= max_chars:
+    sealed = True  # the open chunk takes no more sections: there is none, or it describes one object alone
+    for path, spans, _, alone in sections:
+        if not (sealed or alone) and _size(chunks[-1][1] + spans, heads) <= max_chars:
             chunks[-1][1].extend(spans)
             continue
+        sealed = alone
         chunks.append((path, []))
         for span in spans:
             lone_heading = bool(path) and chunks[-1][1] == spans[:1]

@@ -166,8 +166,9 @@ def _check(source: Source, settings: Settings, resolve: Resolve | None) -> Docum
 # not a code fence; 8: every `<pre>` is a code block, and a table of contents goes with its heading; 9: a
 # `<div>`'s loose text is a paragraph; 10: a plain-text file is a "text" document, cut at its headings and
 # packed; 11: MDX pages and Jupyter notebooks are read, and a markdown page's front matter gives its
-# title): every held file is then read again, and only documents that came out different are embedded. A new chunking is `chunking.CHUNKING`'s bump: a document's hash holds it
-READERS = 11
+# title; 12: a reStructuredText page's title is its first section title, after any directive that opens
+# it): every held file is then read again, and only documents that came out different are embedded. A new chunking is `chunking.CHUNKING`'s bump: a document's hash holds it
+READERS = 12
 
 
 class _HeldFiles(NamedTuple):

@@ -2,9 +2,9 @@
 
 The document text is the file's text unchanged, so chunk offsets point into the file. The title is
 a markdown page's front matter `title` or its first heading when that is a `# Title`; a
-reStructuredText or plain-text title that opens the file; a Python module's name with its
-docstring's first line; or else the file name (TypeScript, JavaScript, Rust, Go, and plain text
-without a title).
+reStructuredText page's first section title; a plain-text title that opens the file; a Python
+module's name with its docstring's first line; or else the file name (TypeScript, JavaScript,
+Rust, Go, and plain text without a title).
 This module does not split documents into sections; see `program.retrieval.sections`.
 """
 
@@ -32,7 +32,9 @@ def read_markdown(file: SourceFile, text: str) -> list[Document]:
 
 
 def read_rst(file: SourceFile, text: str) -> list[Document]:
-    return _one(file, text, "rst", _opening_title(rst_sections(text)))
+    """Titled by its first section title, as Sphinx titles a page: directives and targets often come
+    before it (`.. currentmodule:: flask`, `.. _cli:`, `:orphan:`)."""
+    return _one(file, text, "rst", next((s.path[0] for s in rst_sections(text) if s.path), None))
 
 
 def read_python(file: SourceFile, text: str) -> list[Document]:

@@ -18,3 +18,4 @@ class Section(NamedTuple):
     path: list[str]  # the headings above it, outermost first
     blocks: list[Span]
     context: tuple[Span, ...] = ()  # shown before its first chunk, outside its offsets: a definition's imports
+    alone: bool = False  # packed with no other section: one object a reference describes (`.. py:data:: DEBUG`)

@@ -2,9 +2,13 @@
 
 A small parser of the title syntax only, not docutils: a title is an unindented line followed by a
 line of one repeated punctuation character at least as long as it. Levels follow the order in
-which adornment styles first appear, as in docutils. A block is an unindented paragraph together
+which adornment styles first appear, as in docutils. A title's adornment lines are in no block:
+what a chunk holds of its heading is the title's text. A block is an unindented paragraph together
 with the indented lines that continue it, so a directive keeps its body and `::` its literal block.
-This module does not render or validate reStructuredText.
+Each object a Sphinx page describes (`.. py:data:: DEBUG` and its body) is a section of its own,
+headed by the object's name, packed with no other. `shown_roles` writes inline roles as a built
+page shows them, for the LM's eyes. This module does not otherwise render or validate
+reStructuredText.
 """
 
 from __future__ import annotations
@@ -17,6 +21,11 @@ from program.retrieval.sections.blocks import lines
 _ADORNMENT = re.compile(r"""^([!-/:-@\[-`{-~])\1+\s*$""")
 # a Sphinx role, its domain optional: :meth:`~flask.Config.from_file`, :doc:`Deploying <deploying/index>`
 _ROLE = re.compile(r":(?:[a-z][\w+.-]*:)?([a-z][\w+.-]*):`([^`\n]+)`")
+# a Sphinx object description, the name it describes up to its arguments: `.. py:data:: SECRET_KEY`,
+# `.. function:: send_file(path)`, `.. option:: --debug`
+_OBJECT = re.compile(r"\.\. (?:[a-z]+:)?(?:function|class|method|classmethod|staticmethod|attribute|property|"
+                     r"data|exception|decorator|option|cmdoption|envvar|confval|describe|object|macro|member|"
+                     r"type|var|struct|enum|enumerator|union)::[ \t]+([^\s(][^\n(]*)")
 # roles whose text a built page shows as prose, not as code
 _PROSE_ROLES = frozenset({"doc", "ref", "term", "numref", "abbr", "download", "pep", "rfc"})
 
@@ -38,9 +47,38 @@ def rst_sections(text: str) -> list[Section]:
         cuts.append((numbered[i - 1][0] if overlined else offset, path, [(offset, offset + len(line.rstrip()))],
                      under_offset + len(under)))
     ends = [start for start, *_ in cuts[1:]] + [len(text)]
-    sections = [Section(path, title + rst_blocks(text, body, end))
-                for (_, path, title, body), end in zip(cuts, ends, strict=True)]
-    return [s for s in sections if s.blocks]
+    described = [section for (_, path, title, body), end in zip(cuts, ends, strict=True)
+                 for section in _described(text, path, title, rst_blocks(text, body, end))]
+    return _titles_over_objects(described, {title[0] for _, _, title, _ in cuts if title})
+
+
+def _described(text: str, path: list[str], title: list[Span], blocks: list[Span]) -> list[Section]:
+    """A title's text as sections: each object description alone, under the title's path and the
+    object's name; the title and the blocks between objects under the title's path."""
+    sections: list[Section] = [Section(path, list(title))] if title else []
+    for block in blocks:
+        if described := _OBJECT.match(text, block[0]):
+            sections.append(Section([*path, described.group(1).strip()], [block], alone=True))
+        elif sections and not sections[-1].alone:
+            sections[-1].blocks.append(block)
+        else:
+            sections.append(Section(path, [block]))
+    return sections
+
+
+def _titles_over_objects(sections: list[Section], titles: set[Span]) -> list[Section]:
+    """A section that is only its title ("Configuration" over "Values" over `.. py:data:: DEBUG`)
+    opens the object description right under it, so that no chunk is a title alone."""
+    kept: list[Section] = []
+    for section in sections:
+        while section.alone and kept and _only_a_title(kept[-1], titles):
+            section = section._replace(blocks=kept.pop().blocks + section.blocks)
+        kept.append(section)
+    return kept
+
+
+def _only_a_title(section: Section, titles: set[Span]) -> bool:
+    return not section.alone and len(section.blocks) == 1 and section.blocks[0] in titles
 
 
 def _title_at(numbered: list[tuple[int, str]], i: int) -> str | None:
@@ -49,7 +87,9 @@ def _title_at(numbered: list[tuple[int, str]], i: int) -> str | None:
     if not line.strip() or line[0].isspace() or _ADORNMENT.match(line) or i + 1 >= len(numbered):
         return None
     under = numbered[i + 1][1].rstrip()
-    return line.strip() if _ADORNMENT.match(under) and len(under) >= len(line.rstrip()) else None
+    if not (_ADORNMENT.match(under) and len(under) >= len(line.rstrip())):
+        return None
+    return shown_roles(line.strip()).replace("``", "")  # "Using ``async`` and ``await``" reads "Using async and await"
 
 
 def rst_blocks(text: str, start: int = 0, end: int | None = None) -> list[Span]:

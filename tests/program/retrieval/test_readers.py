@@ -264,6 +264,30 @@ def test_rst_section_titles_become_the_heading_path_and_a_literal_block_stays_wh
     assert_ends(document, chunks)
 
 
+def test_an_rst_page_is_titled_by_its_first_section_title_after_the_directives_that_open_it():
+    page = (".. currentmodule:: flask\n\n.. _async:\n\nUsing ``async`` and :func:`~asyncio.run`\n"
+            + "=" * 41 + "\n\nRoutes can be async.\n\nWhen\n----\n\nAlways.\n")
+    document, chunks = chunks_of("async-await.rst", page)
+    assert document.title == "Using async and run"
+    assert [c.title for c in chunks_of("async-await.rst", page, max_chars=20)[1]][-1] == "Using async and run > When"
+
+
+def test_each_object_a_sphinx_page_describes_is_a_chunk_of_its_own_headed_by_its_name():
+    page = ("Configuration\n=============\n\nValues\n------\n\n.. py:data:: SESSION_COOKIE_NAME\n\n"
+            "    The name of the session cookie.\n\n    Default: ``'session'``\n\n.. py:data:: TESTING\n\n"
+            "    Enable testing mode.\n\n.. versionadded:: 0.4\n   ``TESTING``\n\n"
+            ".. function:: send_file(path, mimetype=None)\n\n    Send a file.\n\nMore\n----\n\nText.\n")
+    _, chunks = chunks_of("config.rst", page)
+    assert [(c.heading_path, c.text.splitlines()[0]) for c in chunks] == [
+        (["Values", "SESSION_COOKIE_NAME"], "Configuration"),  # titles with no text of their own head the first object
+        (["Values", "TESTING"], ".. py:data:: TESTING"),
+        (["Values"], ".. versionadded:: 0.4"),  # what follows an object at the title's level is the title's
+        (["Values", "send_file"], ".. function:: send_file(path, mimetype=None)"),
+        (["More"], "More")]
+    assert chunks[0].text.startswith("Configuration\n\nValues\n\n.. py:data:: SESSION_COOKIE_NAME")
+    assert "Default: ``'session'``" in chunks[0].text and "Enable testing" not in chunks[0].text
+
+
 def test_an_rst_title_s_adornment_lines_are_in_no_chunk():
     overlined = "=====\nGuide\n=====\n\nRead me.\n\nSetup\n-----\nRun it.\n"
     document, chunks = chunks_of("guide.rst", overlined)
