@@ -38,10 +38,10 @@ MAX_CHARS = 1200  # about the 256 tokens all-MiniLM-L6-v2 reads before it trunca
 # carry its header row; 5: blocks packed after such a piece leave room for that header; 6: a markdown
 # page's front matter is in no chunk; 7: nor is a thematic break; 8: a setext heading cuts a section, and
 # its underline is in no chunk; 9: nor is a block of link targets; 10: nor are a reStructuredText
-# title's adornment lines, and each object a Sphinx page describes is a chunk of its own): it is part
+# title's adornment lines; 11: each object a Sphinx page describes is a chunk of its own): it is part
 # of every document's hash, so ingest chunks each held document again (and embeds only the texts it
 # does not hold, see `program.retrieval.indexing`)
-CHUNKING = 10
+CHUNKING = 11
 
 Kind = Literal["paragraphs", "text", "markdown", "rst", "python", "javascript", "typescript", "tsx", "rust", "go"]
 SPLITTERS: dict[str, Callable[[str], list[Section]]] = {
