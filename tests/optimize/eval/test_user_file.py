@@ -156,7 +156,7 @@ def test_unknown_files_and_folders_fail_in_one_line(tmp_path):
 @pytest.mark.parametrize("name", ["click_docs", "cargo_docs", "rust_collections", "node_api", "valgrind_manual",
                                   "nettle_manual", "libxslt_api", "npm_docs", "expat_reference", "vim_help",
                                   "git_release_notes", "dspy_docs", "mdx_docs",
-                                  "python_markdown_docs"])
+                                  "python_markdown_docs", "flask_docs", "pytest_docs"])
 def test_the_shipped_documentation_sets_read_as_a_user_file(name):
     # the README tells users to run these files as they are
     examples = read_examples(Path(__file__).parents[3] / "datasets" / name / "questions.jsonl")["dev"]
