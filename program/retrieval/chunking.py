@@ -4,10 +4,10 @@ A "paragraphs" document (a JSON record) gives one chunk per blank-line-separated
 split (a HotpotQA paragraph is one chunk). A "markdown", "rst" or "text" document is cut at its
 headings (a plain-text file's are marked by lines of one character, see
 `program.retrieval.sections.plain_text`); small sections are packed together up to `max_chars`, and
-a large section is cut between its blocks. An rst block (a directive with its body) is never split;
-a markdown or text block too long for a chunk is cut between its table rows and list items, and an
-item still too long between its lines, never inside a fenced code block or a line; each later piece
-of a cut table opens a chunk under the table's header row. A "python" document gives each
+a large section is cut between its blocks. A block too long for a chunk (a markdown table, an rst
+directive with its body) is cut between its table rows and list items, and an item still too long
+between its lines, never inside a fenced code block or a line; each later piece of a cut markdown
+table opens a chunk under the table's header row. A "python" document gives each
 top-level function or class its own chunks (see `program.retrieval.sections.python_source`), and
 TypeScript, JavaScript, Rust and Go source each top-level definition with the imports it uses
 (`program.retrieval.sections.code_source`).
@@ -38,10 +38,10 @@ MAX_CHARS = 1200  # about the 256 tokens all-MiniLM-L6-v2 reads before it trunca
 # carry its header row; 5: blocks packed after such a piece leave room for that header; 6: a markdown
 # page's front matter is in no chunk; 7: nor is a thematic break; 8: a setext heading cuts a section, and
 # its underline is in no chunk; 9: nor is a block of link targets; 10: nor are a reStructuredText
-# title's adornment lines; 11: each object a Sphinx page describes is a chunk of its own): it is part
-# of every document's hash, so ingest chunks each held document again (and embeds only the texts it
-# does not hold, see `program.retrieval.indexing`)
-CHUNKING = 11
+# title's adornment lines; 11: each object a Sphinx page describes is a chunk of its own; 12: a long
+# rst block is cut as a markdown one is): it is part of every document's hash, so ingest chunks each
+# held document again (and embeds only the texts it does not hold, see `program.retrieval.indexing`)
+CHUNKING = 12
 
 Kind = Literal["paragraphs", "text", "markdown", "rst", "python", "javascript", "typescript", "tsx", "rust", "go"]
 SPLITTERS: dict[str, Callable[[str], list[Section]]] = {
@@ -91,11 +91,11 @@ def chunk_document(doc: Document, max_chars: int = MAX_CHARS) -> list[Chunk]:
 
 
 def _prose_parts(doc: Document, sections: list[Section], max_chars: int) -> list[Part]:
-    """Markdown, rst and plain-text sections packed; a long markdown or text block cut first, and each
+    """Markdown, rst and plain-text sections packed; a long block cut first, and each
     later piece of a cut table opens its own chunk under the table's header row: a row of numbers
     alone ("| 40 | Yes |") does not say what it counts."""
     heads: dict[int, Span] = {}  # where a later piece of a cut table starts -> its table's header rows
-    if doc.kind in ("markdown", "text"):
+    if doc.kind in ("markdown", "rst", "text"):
         sections = [s._replace(blocks=[piece for block in s.blocks for piece in _cut(doc.text, block, max_chars, heads)])
                     for s in sections]
     return [(path, spans, (heads[spans[0][0]],) if spans[0][0] in heads else ())
@@ -114,12 +114,13 @@ def _sections(doc: Document, max_chars: int) -> list[Section]:
 
 
 def _cut(text: str, block: Span, max_chars: int, heads: dict[int, Span]) -> list[Span]:
-    """A markdown block as pieces that fit in a chunk, cut between its records (table rows, list items)
+    """A block as pieces that fit in a chunk, cut between its records (table rows, list items)
     and a record too long for one between its lines. A page converted from HTML often has no blank
     line in a whole options list or table (Valgrind's "Core Command-line Options" was one 25,000-character
     block), and the embedding reads only a chunk's first 1,200 characters or so: an option further down
-    could not be found. A piece that continues a table is entered in `heads` with the table's header,
-    and leaves room for it."""
+    could not be found. An rst directive holds its whole body: pytest's plugin list, one
+    `list-table`, was a chunk of 1,010,939 characters. A piece that continues a markdown table is
+    entered in `heads` with the table's header, and leaves room for it."""
     if block[1] - block[0] <= max_chars:
         return [block]
     units = [unit for record in records(text, *block)

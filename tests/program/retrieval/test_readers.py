@@ -255,9 +255,10 @@ def test_a_jupyter_notebook_reads_its_markdown_and_code_cells_in_order_without_o
 
 
 def test_rst_section_titles_become_the_heading_path_and_a_literal_block_stays_whole():
-    document, chunks = chunks_of("manual.rst", RST, max_chars=40)
+    document, chunks = chunks_of("manual.rst", RST, max_chars=60)
     assert document.title == "Widget manual" and document.kind == "rst"
-    assert [c.heading_path for c in chunks] == [[], ["Install"], ["Install"], ["Calibrate"]]
+    assert [c.heading_path for c in chunks] == [[], ["Install"], ["Install"]]
+    assert chunks[-1].text == "Tighten the screws.\n\nCalibrate\n\nTurn the dial."
     literal = next(c for c in chunks if "widget --bolt" in c.text)
     # the title is no chunk of its own: it opens the chunk of the block under it, without its underline
     assert "widget --check" in literal.text and literal.text.startswith("Install\n\nBolt it down::")
@@ -286,6 +287,14 @@ def test_each_object_a_sphinx_page_describes_is_a_chunk_of_its_own_headed_by_its
         (["More"], "More")]
     assert chunks[0].text.startswith("Configuration\n\nValues\n\n.. py:data:: SESSION_COOKIE_NAME")
     assert "Default: ``'session'``" in chunks[0].text and "Enable testing" not in chunks[0].text
+
+
+def test_a_long_rst_directive_is_cut_between_its_rows():
+    rows = "".join(f"   * - plugin-{i}\n     - Does thing {i} well.\n" for i in range(60))
+    document, chunks = chunks_of("plugins.rst", f"Plugins\n=======\n\n.. list-table::\n\n{rows}", max_chars=300)
+    assert len(chunks) > 5 and all(len(c.text) <= 300 for c in chunks)
+    assert "plugin-59" in chunks[-1].text and all(c.heading_path == [] for c in chunks)
+    assert_ends(document, chunks)
 
 
 def test_an_rst_title_s_adornment_lines_are_in_no_chunk():
