@@ -118,8 +118,8 @@ def _cut(text: str, block: Span, max_chars: int, heads: dict[int, Span]) -> list
     and a record too long for one between its lines. A page converted from HTML often has no blank
     line in a whole options list or table (Valgrind's "Core Command-line Options" was one 25,000-character
     block), and the embedding reads only a chunk's first 1,200 characters or so: an option further down
-    could not be found. An rst directive holds its whole body: pytest's plugin list, one
-    `list-table`, was a chunk of 1,010,939 characters. A piece that continues a markdown table is
+    could not be found. An rst directive holds its whole body: pytest's plugin list, a table in one
+    `.. only::` directive, was a chunk of 1,010,939 characters. A piece that continues a markdown table is
     entered in `heads` with the table's header, and leaves room for it."""
     if block[1] - block[0] <= max_chars:
         return [block]
