@@ -13,6 +13,7 @@ reStructuredText.
 
 from __future__ import annotations
 
+import functools
 import re
 
 from program.retrieval.sections import Section, Span
@@ -108,6 +109,9 @@ def rst_blocks(text: str, start: int = 0, end: int | None = None) -> list[Span]:
     return [*found, (open_at, close_at)] if open_at is not None else found
 
 
+# subtle: cached because every render of a round, and every threshold trial replayed, shows the same
+# passages again (as `program.evidence._trim` is)
+@functools.lru_cache(maxsize=16384)
 def shown_roles(text: str) -> str:
     """The text with each Sphinx role written as the built page shows it: ``from_file`` for
     :meth:`~flask.Config.from_file`, "Deploying" for :doc:`Deploying <deploying/index>`. Beside
