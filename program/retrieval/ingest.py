@@ -232,6 +232,9 @@ def _documents(item: Document | Path | str, settings: Settings, include: Sequenc
                     found.kept.update(kept)
                     found.read.add(file.origin)
                     continue
+                if not file.data.strip():  # an empty `__init__.py` is in every package: nothing to index, no error
+                    found.read.add(file.origin)
+                    continue
                 documents = [d.model_copy(update={"file_hash": digest}) for d in read(file, settings.ingest_max_bytes)]
             except Exception as error:  # noqa: BLE001 - one bad file is reported with its reason; the rest goes on
                 found.errors.append(str(error) if isinstance(error, IngestError) else

@@ -172,6 +172,15 @@ def test_a_bad_file_beside_good_ones_is_reported_and_the_rest_indexed(tree, tmp_
     assert report.documents == good  # every good file is indexed
 
 
+def test_a_blank_file_is_read_as_nothing_to_index_not_as_an_error(tree, tmp_path, embedder):
+    client = memory_store()
+    good = run([tree], tmp_path, client, embedder)
+    (tree / "api" / "__init__.py").write_bytes(b"")
+    (tree / "NOTES.md").write_bytes(b"  \n")
+    report = run([tree], tmp_path, client, embedder)
+    assert report.errors == [] and report.documents == good.documents and report.embedded == 0
+
+
 def test_a_malformed_record_fails_its_file_only_and_is_reported(tree, tmp_path, embedder):
     (tree / "facts.jsonl").write_text('{"title": "Gear", "text": "A gear meshes."}\n{"title": "Cog"}\n')
     client = memory_store()
