@@ -55,6 +55,10 @@ _BRIDGE = re.compile(r"\b(?i:the|a|an|this)\s+((?:[a-z-]+\s+){0,2}?[a-z-]+)\s+(?
 # ("a South Korean boy group that ..." has capitalised words before "that")
 _RELATIVE = re.compile(r"^\W*(an?\s|\w+\W.*?\b(that|which|who|whom|whose|where|when)\b)", re.I | re.S)
 _POSSESSIVE = re.compile(r"(\w+)['’]s\b|s['’]\s")
+_POSSESSIVE_END = re.compile(r"\w['’]s$")
+# what only code names have: an underscore, a dot between lowercase letters (`app.config`) or a
+# lowercase opening before a capital (`sendFile`); subtle: not a capital inside ("McFarland")
+_IDENTIFIER = re.compile(r"_|[a-z]\.[a-z]|^[a-z]+[A-Z]")
 _CONTRACTED = frozenset("it that what who where there here let he she how when why".split())  # "what's" is no possessive
 # subtle: only a question word starts a second question; "and was the first track" continues the first
 # (the spaces start after a comma or a non-space: from every space of a long run, the search was quadratic)
@@ -145,7 +149,7 @@ def _runs(tokens: list[re.Match], text: str) -> list[list[int]]:
     runs, current, pending = [], [], []
     for i, tok in enumerate(tokens):
         gap = text[tokens[i - 1].end():tok.start()] if i else ""
-        if current and (gap.strip() not in ("", "&") or gap.count("\n") > 1):
+        if current and (gap.strip() not in ("", "&") or gap.count("\n") > 1 or _owns_identifier(tokens, i)):
             runs, current, pending = runs + [current], [], []
         if _is_name(tok.group()):
             joins = pending and ("and" not in _words(pending, tokens) or _and_joins(current, tokens))
@@ -157,6 +161,12 @@ def _runs(tokens: list[re.Match], text: str) -> list[list[int]]:
         elif current:
             runs, current, pending = runs + [current], [], []
     return runs + [current] if current else runs
+
+
+def _owns_identifier(tokens: list[re.Match], i: int) -> bool:
+    """Token i is a code identifier its possessive owner names ("Flask's SESSION_COOKIE_NAME"): two
+    names, where "Schindler's List" is one."""
+    return bool(_POSSESSIVE_END.search(tokens[i - 1].group()) and _IDENTIFIER.search(tokens[i].group()))
 
 
 def _words(indices: list[int], tokens: list[re.Match]) -> list[str]:

@@ -53,6 +53,11 @@ EGEBERG = ("Roger O. Egeberg was Assistant Secretary for Health and Scientific A
     ("Is Amazon Aurora faster than Amazon RDS for MySQL?", ["Amazon Aurora", "Amazon RDS for MySQL"]),
     ("Can I use my own keys in AWS KMS to encrypt data?", ["AWS KMS"]),
     ("What is the maximum number of security groups associated with a load balancer?", []),
+    # a possessive owns a code identifier: two names; it owns a word of a title: one
+    ("What is the default value of Flask's SESSION_COOKIE_NAME setting?", ["Flask", "SESSION_COOKIE_NAME"]),
+    ("Does Django's QuerySet.iterator cache results?", ["Django", "QuerySet.iterator"]),
+    ("Who directed Schindler's List?", ["Schindler's List"]),
+    ("Is Kevin Costner's McFarland USA a sports film?", ["Kevin Costner's McFarland USA"]),
     # a passage's heading and the paragraph under it: a blank line ends a name, a wrapped line does not
     ("Configuring from Environment Variables\n\nIn addition, Amazon Simple\nStorage Service",
      ["Configuring", "Environment Variables", "Amazon Simple\nStorage Service"]),
