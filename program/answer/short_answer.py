@@ -5,7 +5,8 @@ functools.lru_cache is 128 [2]", or a whole quoted passage past the 80-character
 recorded is the short answer cleaned and capped, and, when it shares no word with the
 explanation, copies an evidence line (`index «Testing Click Applications: …»`) or copies a
 passage's heading path ("4. Memcheck: a memory error detector > 4.2. Explan…": where the answer
-is, not what it is), the explanation's own answer. Where a count is asked ("By default, how many
+is, not what it is), the explanation's own answer; a line's source tag that opens it ("index Chief
+of Protocol") is dropped. Where a count is asked ("By default, how many
 listeners ...?") and the short answer is a sentence, or no number the explanation says ("maximum
 number", "1"), the one number of the sentence, or of the explanation, is. `None`, `null` and `0`
 are answers ("what does shutil.which return if no command is found?"), not refusals. No LM, no I/O.
@@ -85,7 +86,7 @@ def recorded_short_answer(question: str, short_answer: str, explanation: str, ti
     titles = tuple(titles)
     if _copies_line(short_answer, titles):
         return _explained(question, explanation, titles)
-    short = _clean(short_answer)
+    short = _untagged(_clean(short_answer), explanation)
     if says_unknown(short) or is_verdict(short) or not explanation.strip():
         return short
     if asks_count(question) and (count := _own_count(question, short, explanation)):
@@ -117,6 +118,15 @@ def _copies_line(text: str, titles: tuple[str, ...]) -> bool:
     words = text[tag.end():].strip(_QUOTES + " ").casefold().split() if tag else []
     return any(words[:n] == opening[:n] for title in titles
                if (opening := title.casefold().split()) and (n := min(3, len(opening))) <= len(words))
+
+
+def _untagged(short: str, explanation: str) -> str:
+    """The short answer without the source tag it opens with, copied from an evidence line's
+    opening ("index Chief of Protocol"), unless the explanation says the tag's word too ("index 3")."""
+    tag = _TAG.match(short)
+    if not tag or short.casefold() in _CITATION.sub("", explanation).casefold():
+        return short
+    return short[tag.end():].strip()
 
 
 def _copies_path(short: str, titles: Iterable[str]) -> bool:

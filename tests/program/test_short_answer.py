@@ -47,6 +47,10 @@ def test_an_evidence_line_copied_whole_is_no_short_answer():
     web = "web docs.python.org «json — JSON encoder and decoder: ..."
     assert recorded_short_answer("What encodes JSON?", web, "json.dumps encodes it [1].") == "json.dumps"
     assert recorded_short_answer("Which index?", "index 3", "Index 3 [1].") == "index 3"
+    # a line's source tag alone, opening an answer the explanation gives without it
+    assert recorded_short_answer("What position did she hold?", "index Chief of Protocol",
+                                 "She was Chief of Protocol [1].") == "Chief of Protocol"
+    assert recorded_short_answer("Who hosts it?", "web en.wikipedia.org BBC Two", "BBC Two hosts it [2].") == "BBC Two"
     # the line's opening copied in another quote mark, or in none
     titles = ["variables: interface for the variable matching and lookup. > Details > xsltEvalGlobalVariables ()"]
     copied = "index 'variables: interface for"
