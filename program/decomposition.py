@@ -55,7 +55,7 @@ _BRIDGE = re.compile(r"\b(?i:the|a|an|this)\s+((?:[a-z-]+\s+){0,2}?[a-z-]+)\s+(?
 # ("a South Korean boy group that ..." has capitalised words before "that")
 _RELATIVE = re.compile(r"^\W*(an?\s|\w+\W.*?\b(that|which|who|whom|whose|where|when)\b)", re.I | re.S)
 _POSSESSIVE = re.compile(r"(\w+)['’]s\b|s['’]\s")
-_POSSESSIVE_END = re.compile(r"\w['’]s$")
+_POSSESSIVE_END = re.compile(r"['’]s$")  # a name's last token, owning what follows
 # what only code names have: an underscore, a dot between lowercase letters (`app.config`) or a
 # lowercase opening before a capital (`sendFile`); subtle: not a capital inside ("McFarland")
 _IDENTIFIER = re.compile(r"_|[a-z]\.[a-z]|^[a-z]+[A-Z]")
@@ -198,7 +198,7 @@ def _trim(run: list[int], tokens: list[re.Match], text: str) -> _Entity | None:
     # "an American industrialist": an adjective of origin, not a thing to look up
     if _DEMONYM.match(text[start:end]) and after.islower() and after not in _STOP:
         return None
-    return _Entity(re.sub(r"['’]s$", "", text[start:end]), start, end)
+    return _Entity(_POSSESSIVE_END.sub("", text[start:end]), start, end)
 
 
 # --- type and sub-queries -----------------------------------------------------------
