@@ -7,10 +7,11 @@ from a seed URL, the links of the seed's pages are followed first when one good 
 enough; the LM judge is asked only in the ambiguous band, and its verdict can send the loop on.
 The only refusals made with no LM call are for a question retrieval found nothing on topic for:
 no passage similar enough, or none that mentions what the question names; every other "I don't
-know" is the reader's, and a short answer that none of its cited passages uses is no answer. Budgets are counted here too
-(`budget_left`), and web queries are chosen here (`web_queries`). Once answered, the answer's
-score decides whether it gets its one repair (`decide_acceptance`). No LM, no retrieval, no I/O:
-every rule can be tested with hand-built inputs, and each decision names the rule that fired.
+know" is the reader's, and a short answer that none of its cited passages uses is no answer.
+Budgets are counted here too (`budget_left`), and web queries are chosen here (`web_queries`).
+Once answered, the answer's score decides whether it gets its one repair (`decide_acceptance`).
+No LM, no retrieval, no I/O: every rule can be tested with hand-built inputs, and each decision
+names the rule that fired.
 """
 
 from __future__ import annotations
