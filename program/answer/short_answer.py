@@ -185,7 +185,7 @@ def _own_answer(question: str, explanation: str) -> str:
     asked = _words(question) | {"is", "was", "are", "were", "the", "a", "an", "of", "it", "its"}
     runs, run = [], []
     for word in first.split():
-        if word.strip(".,;:!?" + _QUOTES).lower() in asked:
+        if _asked(word.strip(".,;:!?" + _QUOTES), asked):
             runs.append(run)
             run = []
         else:
@@ -193,3 +193,12 @@ def _own_answer(question: str, explanation: str) -> str:
     runs.append(run)
     best = max(runs, key=len)
     return _clean(" ".join(best).strip(".,;:!?"))
+
+
+def _asked(word: str, asked: set[str]) -> bool:
+    """The word is one the question uses, or, in lowercase, its -s form: "Flask listens on port
+    5000" restates "which port does the server listen on?" but for "5000". subtle: a capitalised
+    word belongs to a name, which inflects nothing: "United States" answers "in which state?"."""
+    lower = word.lower()
+    return lower in asked or (word.islower() and len(word) > 3 and word.endswith("s")
+                              and not word.endswith("ss") and word[:-1] in asked)

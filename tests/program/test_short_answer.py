@@ -20,6 +20,12 @@ def test_a_short_answer_that_disagrees_with_its_explanation_takes_the_explanatio
     assert recorded_short_answer(q, "1", "The default maxsize of functools.lru_cache is 128 [2].") == "128"
     # a citation mark is no word of the explanation
     assert recorded_short_answer(q, "1", "The default maxsize of functools.lru_cache is 128 [1].") == "128"
+    # the question's verb, as the explanation inflects it, is no answer: "listens" restates "listen"
+    port = "On which port does the Flask development server listen by default?"
+    assert recorded_short_answer(port, "1", "Flask listens on port 5000 by default [2].") == "5000"
+    # but a name's capitalised word is no inflection: "States" is not the question's "state"
+    county = "In which country is Midway, in the same county as McRae in the same state as KAGH-FM?"
+    assert recorded_short_answer(county, "1", "Midway is in Mississippi, United States [4].") == "Mississippi, United States"
 
 
 def test_a_short_answer_that_agrees_is_kept_as_it_is():
