@@ -18,7 +18,7 @@ import numpy as np
 
 from program.retrieval.passage import Passage
 from program.retrieval.sections.blocks import RECORD_MARK
-from program.retrieval.sections.rst import shown_roles
+from program.retrieval.sections.rst import shown_as_built
 
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9\"'(])")
 # a documentation page's blocks end sentences that no period ends: a blank line, or a line break
@@ -139,14 +139,14 @@ class EvidencePool:
                earlier: int | None = None, relevance_weight: float = 1.0) -> list[Shown]:
         """Pick what the LM sees: passages new since the last render first, then the ones the
         draft cites, then the rest (at most `earlier` of them, when given), each group in MMR
-        order (`mmr_order`); each passage trimmed to its best sentences, its Sphinx roles shown as a
-        built page shows them (`shown_roles`)."""
+        order (`mmr_order`); each passage trimmed to its best sentences, its Sphinx roles and
+        directives shown as a built page shows them (`shown_as_built`)."""
         order = self._priority(cited, earlier, relevance_weight)
         self._fresh = []
         focus_terms = terms(focus)
         shown, used = [], 0
         for i in order:
-            text = trim_to_sentences(shown_roles(self.passages[i].text), focus_terms, passage_tokens)
+            text = trim_to_sentences(shown_as_built(self.passages[i].text), focus_terms, passage_tokens)
             cost = approx_tokens(text) + 4
             if used + cost > max_tokens and shown:
                 continue

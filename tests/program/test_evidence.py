@@ -74,6 +74,24 @@ def test_a_passage_s_sphinx_roles_are_shown_as_the_built_page_shows_them():
         "``app.register_blueprint()``; see Deploying and ``SECRET_KEY``. A ratio of 1:2 and :not a role: `x` stay.")
 
 
+def test_a_passage_s_directives_are_shown_as_the_built_page_shows_them():
+    rst = ("The only required argument tells Gunicorn how to load your application.\n\n"
+           ".. code-block:: text\n   :caption: shell\n\n   $ gunicorn -w 4 'hello:app'\n\n"
+           ".. py:data:: SESSION_COOKIE_NAME\n\n   The name of the session cookie.\n\n"
+           "   .. versionadded:: 2.2\n\n.. note::\n\n   Not for production.\n\n"
+           ".. tabs::\n\n   .. group-tab:: Bash\n\n      $ flask run\n\n"
+           ".. admonition:: How to generate good secret keys\n\n"
+           "A field :returns: the value, and 1.. 2:: stay.")
+    pool = EvidencePool()
+    pool.add([passage("Deploying", rst)])
+    text = pool.render("gunicorn", 10_000, 1_000)[0].text
+    assert "code-block" not in text and ":caption:" not in text and "tabs" not in text
+    for shown in ("$ gunicorn -w 4 'hello:app'", "SESSION_COOKIE_NAME The name of the session cookie.",
+                  "New in version 2.2.", "Note: Not for production.", "Bash: $ flask run",
+                  "How to generate good secret keys:", "A field :returns: the value, and 1.. 2:: stay."):
+        assert shown in " ".join(text.split()), shown
+
+
 def test_titles_and_initials_end_no_sentence():
     text = 'He voiced Dr. Robotnik in "Sonic the Hedgehog". It is based on A. A. Milne. The U.S. Army won.'
     assert split_sentences(text) == ['He voiced Dr. Robotnik in "Sonic the Hedgehog".', "It is based on A. A. Milne.",

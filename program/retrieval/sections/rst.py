@@ -7,8 +7,8 @@ what a chunk holds of its heading is the title's text. A block is an unindented 
 with the indented lines that continue it, so a directive keeps its body and `::` its literal block.
 Each object a Sphinx page describes (`.. py:data:: DEBUG` and its body) is a section of its own,
 headed by the object's name, packed with no other. `shown_roles` writes inline roles as a built
-page shows them, for the LM's eyes. This module does not otherwise render or validate
-reStructuredText.
+page shows them, and `shown_as_built` directives' markers too, for the LM's eyes. This module does
+not otherwise render or validate reStructuredText.
 """
 
 from __future__ import annotations
@@ -24,9 +24,22 @@ _ADORNMENT = re.compile(r"""^([!-/:-@\[-`{-~])\1+\s*$""")
 _ROLE = re.compile(r":(?:[a-z][\w+.-]*:)?([a-z][\w+.-]*):`([^`\n]+)`")
 # a Sphinx object description, the name it describes up to its arguments: `.. py:data:: SECRET_KEY`,
 # `.. function:: send_file(path)`, `.. option:: --debug`
-_OBJECT = re.compile(r"\.\. (?:[a-z]+:)?(?:function|class|method|classmethod|staticmethod|attribute|property|"
-                     r"data|exception|decorator|option|cmdoption|envvar|confval|describe|object|macro|member|"
-                     r"type|var|struct|enum|enumerator|union)::[ \t]+([^\s(][^\n(]*)")
+_OBJECT_KINDS = tuple(("function class method classmethod staticmethod attribute property data exception decorator "
+                       "option cmdoption envvar confval describe object macro member type var struct enum enumerator "
+                       "union").split())
+_OBJECT = re.compile(rf"\.\. (?:[a-z]+:)?(?:{'|'.join(_OBJECT_KINDS)})::[ \t]+([^\s(][^\n(]*)")
+# a directive's marker line, its domain optional, with the option lines under it:
+# `.. code-block:: python` over `   :caption: app.py`
+_DIRECTIVE = re.compile(r"^([ \t]*)\.\. (?:[a-z]+:)?([a-z][a-z-]*)::[ \t]*([^\n]*)((?:\n[ \t]+:[a-z][\w-]*:[^\n]*)*)",
+                        re.MULTILINE)
+# how a built page words a version note's marker
+_VERSION_NOTES = {"versionadded": "New in version", "versionchanged": "Changed in version",
+                  "deprecated": "Deprecated since version", "versionremoved": "Removed in version"}
+# admonitions a built page heads with their name
+_ADMONITIONS = {"seealso": "See also"} | {
+    name: name.capitalize() for name in "note warning tip hint important attention caution danger error".split()}
+# directives a built page heads with their argument: a tab's label, an admonition's title
+_TITLED = frozenset({"tab", "group-tab", "code-tab", "admonition"})
 # roles whose text a built page shows as prose, not as code
 _PROSE_ROLES = frozenset({"doc", "ref", "term", "numref", "abbr", "download", "pep", "rfc"})
 
@@ -109,15 +122,38 @@ def rst_blocks(text: str, start: int = 0, end: int | None = None) -> list[Span]:
     return [*found, (open_at, close_at)] if open_at is not None else found
 
 
-# subtle: cached because every render of a round, and every threshold trial replayed, shows the same
-# passages again (as `program.evidence._trim` is)
-@functools.lru_cache(maxsize=16384)
 def shown_roles(text: str) -> str:
     """The text with each Sphinx role written as the built page shows it: ``from_file`` for
     :meth:`~flask.Config.from_file`, "Deploying" for :doc:`Deploying <deploying/index>`. Beside
     :func:`~werkzeug.utils.secure_filename`, the function Flask's documentation says to use, the
     0.5B answered "ensure that"; and the markup is a third of such a sentence's tokens."""
     return _ROLE.sub(_shown_role, text)
+
+
+# subtle: cached because every render of a round, and every threshold trial replayed, shows the same
+# passages again (as `program.evidence._trim` is)
+@functools.lru_cache(maxsize=16384)
+def shown_as_built(text: str) -> str:
+    """The text with its roles (`shown_roles`) and its directives' markers as a built page shows
+    them: "New in version 2.2." for `.. versionadded:: 2.2`, "Note:" for `.. note::`, a tab's
+    label, an object's name for its description (`.. py:data:: SESSION_COOKIE_NAME`); no marker or
+    option line at all for the rest (`.. code-block:: text`, `.. tabs::`, `:caption:`), whose
+    content stays. Flask's docs showed the LM ".. code-block:: text # equivalent to ..." between
+    two sentences of prose."""
+    return shown_roles(_DIRECTIVE.sub(_shown_directive, text))
+
+
+def _shown_directive(directive: re.Match[str]) -> str:
+    indent, name, argument = directive.group(1), directive.group(2), directive.group(3).strip()
+    if name in _VERSION_NOTES:
+        return f"{indent}{_VERSION_NOTES[name]} {argument}".rstrip() + "."
+    if name in _ADMONITIONS:
+        return f"{indent}{_ADMONITIONS[name]}: {argument}".rstrip()
+    if name in _TITLED:
+        return f"{indent}{argument}:" if argument else indent
+    if name in _OBJECT_KINDS or name.startswith("auto"):  # `.. autofunction:: flask.url_for` names its object too
+        return indent + argument
+    return indent
 
 
 def _shown_role(role: re.Match[str]) -> str:

@@ -11,7 +11,7 @@ from program.base.errors import IngestError
 from program.retrieval.chunking import chunk_document
 from program.retrieval.readers import read
 from program.retrieval.sections.markdown import heading_text
-from program.retrieval.sections.rst import shown_roles
+from program.retrieval.sections.rst import shown_as_built, shown_roles
 from program.retrieval.sources import SourceFile
 
 PYTHON = '''"""Widget tools: calibrate and mount widgets."""
@@ -227,6 +227,8 @@ def test_unclosed_tags_braces_front_matter_titles_and_roles_are_read_in_linear_t
     chunks_of("titles.rst", "T\n=\n\n" * 20_000)
     for roles in (":a:`" * 50_000, (":" + "a" * 100) * 5_000, ":a:" * 60_000 + "`", ":a:b:" * 40_000):
         shown_roles(roles)
+    for directives in (".. " + "a" * 100_000, (".. a:" + "b" * 50) * 2_000, ".. a::\n" + " :b:\n" * 30_000):
+        shown_as_built(directives)
     assert time.perf_counter() - started < 2
 
 
