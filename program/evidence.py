@@ -18,7 +18,7 @@ import numpy as np
 
 from program.retrieval.passage import Passage
 from program.retrieval.sections.blocks import RECORD_MARK
-from program.retrieval.sections.rst import shown_as_built
+from program.retrieval.sections import markdown, rst
 
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9\"'(])")
 # a documentation page's blocks end sentences that no period ends: a blank line, or a line break
@@ -139,14 +139,14 @@ class EvidencePool:
                earlier: int | None = None, relevance_weight: float = 1.0) -> list[Shown]:
         """Pick what the LM sees: passages new since the last render first, then the ones the
         draft cites, then the rest (at most `earlier` of them, when given), each group in MMR
-        order (`mmr_order`); each passage trimmed to its best sentences, its Sphinx roles and
-        directives shown as a built page shows them (`shown_as_built`)."""
+        order (`mmr_order`); each passage shown as its built page shows it (`as_built`) and trimmed
+        to its best sentences."""
         order = self._priority(cited, earlier, relevance_weight)
         self._fresh = []
         focus_terms = terms(focus)
         shown, used = [], 0
         for i in order:
-            text = trim_to_sentences(shown_as_built(self.passages[i].text), focus_terms, passage_tokens)
+            text = trim_to_sentences(as_built(self.passages[i]), focus_terms, passage_tokens)
             cost = approx_tokens(text) + 4
             if used + cost > max_tokens and shown:
                 continue
@@ -162,6 +162,14 @@ class EvidencePool:
         first = list(dict.fromkeys(best_first(self._fresh) + cited_ids))
         rest = [i for i in best_first(range(len(self.passages))) if i not in first]
         return first + rest[:earlier]
+
+
+def as_built(passage: Passage) -> str:
+    """A passage's text as its built page shows it: its reStructuredText roles and directives (no other
+    text holds them), and, from a markdown file, its escapes, empty anchors and link targets. Only a
+    markdown file's: a source file's or an rst page's code keeps its backslashes (`r"\\d+\\."`)."""
+    text = rst.shown_as_built(passage.text)
+    return markdown.shown_as_built(text) if markdown.written_in_markdown(passage.origin) else text
 
 
 def mmr_order(passages: list[Passage], indices: list[int], relevance_weight: float) -> list[int]:

@@ -22,18 +22,18 @@ This module does not fetch pages; see `program.retrieval.fetch`.
 
 from __future__ import annotations
 
+import functools
 import re
 from pathlib import PurePosixPath
 
 from program.retrieval.chunking import Document
 from program.retrieval.links import html_links
-from program.retrieval.sections.blocks import next_fence
+from program.retrieval.sections.blocks import map_prose, next_fence
 from program.retrieval.sections.markdown import heading_text, lead_heading
 from program.retrieval.sources import SourceFile, source_id
 
 # trafilatura's inline escapes; its block-start ones ("\# not a heading") stay, since the chunker reads headings
 _INLINE_ESCAPE = re.compile(r"\\([*_~\[\]<])")
-_CODE_MARK = re.compile(r"(?<!\\)`")  # an inline code span opens or closes; an escaped backtick is text
 # a link to a place on its own page whose whole text is a mark, not a word: a permalink
 _PERMALINK_TEXT = re.compile(r"^\W{1,2}$")
 # "<page> | <site>": the last of these separators in a page's <title> starts the site's name
@@ -299,17 +299,7 @@ def _glued_fence(line: str) -> tuple[str, str] | None:
 
 def _unescaped(markdown: str) -> str:
     """`markdown` without the backslashes before inline characters outside code (code keeps its
-    backslashes: they are literal there). A line that would open a code fence without them keeps
-    them: trafilatura writes only backtick fences, so a page's "\\~\\~\\~" (the underline under a
-    DocBook NEWS page's release title) is text, and unescaped it read the rest of the page as code.
-    Linear: one pass over the lines, one split of each."""
-    lines, fence = [], None
-    for line in markdown.split("\n"):
-        in_code = fence is not None
-        fence = next_fence(fence, line)
-        if not in_code and fence is None:
-            parts = _CODE_MARK.split(line)  # even parts are prose, odd ones inline code
-            plain = "`".join(_INLINE_ESCAPE.sub(r"\1", part) if i % 2 == 0 else part for i, part in enumerate(parts))
-            line = line if next_fence(None, plain) else plain
-        lines.append(line)
-    return "\n".join(lines)
+    backslashes: they are literal there), and with a line that would open a code fence without them
+    as it was: trafilatura writes only backtick fences, so a page's "\\~\\~\\~" (the underline under
+    a DocBook NEWS page's release title) is text (see `map_prose`)."""
+    return map_prose(markdown, functools.partial(_INLINE_ESCAPE.sub, r"\1"))

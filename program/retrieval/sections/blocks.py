@@ -7,11 +7,12 @@ Shared by the markdown and plain-paragraph splitters and by chunking. This modul
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 
 from program.retrieval.sections import Span
 
 FENCE = re.compile(r"^\s{0,3}(`{3,}|~{3,})")
+_CODE_MARK = re.compile(r"(?<!\\)`")  # an inline code span opens or closes; an escaped backtick is text
 RECORD_MARK = r"(?:\||[-*+]\s|\d+[.)]\s)"  # how a markdown table row or list item starts
 _RECORD = re.compile(rf"[ \t]*{RECORD_MARK}")
 EVERY_LINE = re.compile("")
@@ -66,3 +67,20 @@ def next_fence(fence: str | None, line: str) -> str | None:
         return marker.group(1)
     # a fence closes only with the same character, at least as many times
     return None if marker.group(1).startswith(fence) else fence
+
+
+def map_prose(text: str, change: Callable[[str], str]) -> str:
+    """`text` with `change` applied to its prose: not to fenced code, nor to inline code spans, whose
+    characters are literal. A line that `change` would make open a code fence keeps its own text:
+    unescaped, a page's "\\~\\~\\~" (an underline under a title) read the rest of the page as code.
+    Linear: one pass over the lines, one split of each."""
+    kept, fence = [], None
+    for line in text.split("\n"):
+        in_code = fence is not None
+        fence = next_fence(fence, line)
+        if not in_code and fence is None:
+            parts = _CODE_MARK.split(line)  # even parts are prose, odd ones inline code
+            plain = "`".join(change(part) if i % 2 == 0 else part for i, part in enumerate(parts))
+            line = line if next_fence(None, plain) else plain
+        kept.append(line)
+    return "\n".join(kept)

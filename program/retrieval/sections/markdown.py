@@ -16,8 +16,10 @@ This module does not pack sections into chunks; see `program.retrieval.chunking`
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Iterator
+from pathlib import PurePosixPath
 from typing import NamedTuple
 
 from program.retrieval.sections import Section, Span
@@ -26,6 +28,7 @@ from program.retrieval.sections.blocks import (
     RECORD_MARK,
     blocks,
     lines,
+    map_prose,
     next_fence,
 )
 
@@ -39,6 +42,12 @@ _ANCHORS = re.compile(r"[¶🔗]")
 _TAG = re.compile(r"(?<!\\)</?[A-Za-z][^<>\n]{0,300}(?<!\\)>")  # an escaped `\<T\>` is text
 _ESCAPE = re.compile(r"\\([\\`*_{}\[\]()#+\-.!|<>~])")
 _MARKS = re.compile(r"[*`]+")
+# what a built page shows of a paragraph's inline markup: no empty anchor element (a link target the AWS
+# guides end each heading with), and a link's or an image's text without its target
+_EMPTY_ANCHOR = re.compile(r"<a\s[^<>\n]{0,300}>[ \t]{0,20}</a>", re.IGNORECASE)
+_INLINE_LINK = re.compile(r"(?<!\\)!?\[([^\[\]\n]{0,300})\]\([^()\s]{0,500}(?:[ \t]+\"[^\"\n]{0,300}\")?\)")
+# the files read as markdown as they were written, escapes and all (HTML's markdown loses them at ingest)
+_MARKDOWN_FILES = frozenset({".md", ".markdown", ".mdx", ".ipynb"})
 # subtle: a page may open with a horizontal rule; a front matter's first line is a key ("sidebar_position: 2")
 _FRONT_MATTER = re.compile(r"\A(---|\+\+\+)[ \t]*\r?\n(?=[ \t]*[A-Za-z_][\w-]*[ \t]*[:=])(.*?)^(?:\1|\.\.\.)[ \t]*$",
                            re.DOTALL | re.MULTILINE)
@@ -146,3 +155,24 @@ def heading_text(raw: str) -> str:
     TOML files", `Time Boundaries<a name="howitworks-time-boundaries"></a>` is "Time Boundaries")."""
     text = _MARKS.sub("", _ESCAPE.sub(r"\1", _TAG.sub("", _ANCHORS.sub("", raw))))
     return " ".join(text.split()).rstrip("#").strip()
+
+
+def written_in_markdown(origin: str) -> bool:
+    """Whether a passage comes from a markdown file, whose text keeps what the file writes."""
+    return PurePosixPath(origin).suffix.lower() in _MARKDOWN_FILES
+
+
+# subtle: cached for the reason `rst.shown_as_built` is: every round and every replayed trial renders again
+@functools.lru_cache(maxsize=16384)
+def shown_as_built(text: str) -> str:
+    """A markdown text as its built page shows it: no backslash before an escaped character, no empty
+    anchor element, a link's text without its target; code as written. Of the AWS guides' chunks, 92%
+    escape their periods and parentheses ("db\\.t2\\.small", "\\(Linux\\)"), 51% end a heading with
+    `<a name="..."></a>`, and their links name files ("[SageMaker Roles ](sagemaker-roles.md)"): prompt
+    tokens for nothing, which the LM copied into its answers, and users read in its quotes."""
+    return map_prose(text, _built)
+
+
+def _built(prose: str) -> str:
+    unlinked = _INLINE_LINK.sub(lambda link: link.group(1).strip(), _EMPTY_ANCHOR.sub("", prose))
+    return _ESCAPE.sub(r"\1", unlinked)
