@@ -17,8 +17,8 @@ from urllib.parse import urlsplit
 import numpy as np
 
 from program.retrieval.passage import Passage
-from program.retrieval.sections.blocks import RECORD_MARK
 from program.retrieval.sections import markdown, rst
+from program.retrieval.sections.blocks import RECORD_MARK
 
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9\"'(])")
 # a documentation page's blocks end sentences that no period ends: a blank line, or a line break

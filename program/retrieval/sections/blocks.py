@@ -1,7 +1,8 @@
-"""Lines with their offsets, blank-line-separated blocks that keep a fenced code block whole, and a
-block's records (its table rows and list items).
+"""Lines with their offsets, blank-line-separated blocks that keep a fenced code block whole, a
+block's records (its table rows and list items), and a text's prose apart from its code (`map_prose`).
 
-Shared by the markdown and plain-paragraph splitters and by chunking. This module knows nothing of headings.
+Shared by the markdown and plain-paragraph splitters, chunking, the HTML reader and the evidence's
+rendering of markdown. This module knows nothing of headings.
 """
 
 from __future__ import annotations

@@ -11,6 +11,8 @@ link are in the text that uses them. A front matter block that opens the file (Y
 between `---` lines, as MkDocs, Docusaurus and Jekyll pages have, Hugo's TOML between `+++`, or
 MkDocs' `key: value` lines with a `title` among them) is the page's settings, not its text: it is in
 no section, and its `title` is the page's title.
+A passage of a markdown file is shown to the LM as its built page shows it (`shown_as_built`); the
+chunks keep the file's text, so that their offsets point into the file.
 This module does not pack sections into chunks; see `program.retrieval.chunking`.
 """
 

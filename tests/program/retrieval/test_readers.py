@@ -11,6 +11,7 @@ from program.base.errors import IngestError
 from program.retrieval.chunking import chunk_document
 from program.retrieval.readers import read
 from program.retrieval.sections.markdown import heading_text
+from program.retrieval.sections.markdown import shown_as_built as markdown_as_built
 from program.retrieval.sections.rst import shown_as_built, shown_roles
 from program.retrieval.sources import SourceFile
 
@@ -217,7 +218,7 @@ def test_an_mdx_page_loses_its_module_code_expressions_and_tags_but_not_its_text
     assert "import {Chart} from './chart.jsx'\n\n<Chart year={2024} />" in text
 
 
-def test_unclosed_tags_braces_front_matter_titles_and_roles_are_read_in_linear_time():
+def test_unclosed_tags_braces_links_front_matter_titles_and_roles_are_read_in_linear_time():
     started = time.perf_counter()
     chunks_of("hostile.mdx", "# T\n\n" + "<A b={c " * 4_000 + "\n\n" + "<a " * 15_000 + "\n")
     chunks_of("hostile.md", "---\nkey: v\n" + "x: y\n" * 15_000)
@@ -229,6 +230,8 @@ def test_unclosed_tags_braces_front_matter_titles_and_roles_are_read_in_linear_t
         shown_roles(roles)
     for directives in (".. " + "a" * 100_000, (".. a:" + "b" * 50) * 2_000, ".. a::\n" + " :b:\n" * 30_000):
         shown_as_built(directives)
+    for markdown in ("[" * 100_000, "![a](" * 30_000, "[a](b " * 30_000 + '"', "<a " * 40_000, "\\" * 100_000):
+        markdown_as_built(markdown)
     assert time.perf_counter() - started < 2
 
 
