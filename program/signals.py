@@ -32,6 +32,7 @@ from program.answer.short_answer import (
     asks_count,
     dates_a_duration,
     is_verdict,
+    question_writes,
     says_number,
 )
 from program.decomposition import compared_names, describes_an_entity, named_entities
@@ -49,6 +50,8 @@ _TITLE_TAIL = re.compile(r"(?<=\S)\s+[—–-]\s+|:\s+|(?<=\S)\s+\|\s+")
 _ASKING = frozenset("any both but besides during many much same someone something other also older younger "
                     "higher lower more less most least first last whose well just only".split())
 # questions whose answer is one of their own names
+# a lowercase name as documentation writes one (`skip`, `wikilink`, `remark-math`, `db.t2.small`)
+_NAME = re.compile(r"[a-z][a-z0-9_.-]*")
 _CHOICE = re.compile(r"\b(or|both|either|neither|same|between|which (one|of))\b", re.IGNORECASE)
 # a question that asks yes or no opens with an auxiliary or modal verb, after at most a leading
 # phrase ("In Amazon RDS, can I ..."); any other question or search query asks for a span
@@ -360,9 +363,20 @@ def fits_question(short_answer: str, question: str) -> bool:
         return bool(_POLAR.match(question))
     if (options := offered(question)) and not any(mentions(o, short_answer) or mentions(short_answer, o) for o in options):
         return False
-    if _echo_stems(short_answer) <= _echo_stems(question) and not _CHOICE.search(question):
+    if _echoes(short_answer, question) and not _CHOICE.search(question):
         return False
     return not asks_count(question) or (says_number(short_answer) and not dates_a_duration(short_answer, question))
+
+
+def _echoes(short_answer: str, question: str) -> bool:
+    """Whether the short answer is only the question's own words, by stem; not a lowercase name the
+    question does not write (nor writes plus -s). Documentation names a marker, a command or a plugin
+    for what it does: `skip` answers "Which pytest marker skips a test function?", `remark-math`
+    "Which remark plugin adds support for math syntax?". An echo copies the question as written."""
+    stems = _echo_stems(short_answer)
+    if not stems <= _echo_stems(question):
+        return False
+    return not (stems and _NAME.fullmatch(short_answer) and not question_writes(question, short_answer))
 
 
 def _echo_stems(text: str) -> set[str]:

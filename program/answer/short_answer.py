@@ -195,6 +195,13 @@ def _own_answer(question: str, explanation: str) -> str:
     return _clean(" ".join(best).strip(".,;:!?"))
 
 
+def question_writes(question: str, word: str) -> bool:
+    """Whether the question writes the word, as a word or a part of a dotted name (`from_prefixed_env`
+    of `Config.from_prefixed_env`), or, in lowercase, the word is one of those plus -s (`_asked`)."""
+    words = _words(question)
+    return _asked(word, words | {part for w in words for part in w.split(".")})
+
+
 def _asked(word: str, asked: set[str]) -> bool:
     """The word is one the question uses, or, in lowercase, its -s form: "Flask listens on port
     5000" restates "which port does the server listen on?" but for "5000". subtle: a capitalised

@@ -305,6 +305,15 @@ def test_after_a_web_search_a_bridge_question_s_terms_count_in_the_web_s_pages_t
     ("FLASK_", "What prefix does Flask's Config.from_prefixed_env load environment variables with by default?", True),
     ("SESSION_COOKIE_NAME", "What is the default value of Flask's SESSION_COOKIE_NAME setting?", False),
     ("from_prefixed_env", "What does Flask's Config.from_prefixed_env load?", False),
+    # a lowercase name the question does not write is no echo of the words it is named for
+    ("skip", "Which pytest marker skips a test function, with an optional reason?", True),
+    ("remark-math", "Which remark plugin adds support for math syntax to MDX?", True),
+    ("wikilink", "What CSS class does the WikiLinks extension give its links by default?", True),
+    ("db.t2.small", "What is the maximum storage for Oracle on db.t2.small?", False),  # written as asked
+    ("listens", "On which port does the Flask development server listen by default?", False),  # plus -s
+    ("a", "In which mode does pytest open its log file by default (log_file_mode)?", False),  # no name at all
+    ("Ethiopia", "The battle in which Giuseppe Arimondi lost his life secured what for Ethiopia?", False),
+    ("The Criminal Investigator", "What is the acronym for the statewide criminal investigation agency?", False),
 ])
 def test_a_short_answer_fits_its_question_when_it_adds_to_it(short, question, fits):
     assert fits_question(short, question) is fits
