@@ -173,10 +173,11 @@ def written_in_markdown(origin: str) -> bool:
 def shown_as_built(text: str) -> str:
     """A markdown text as its built page shows it: no backslash before an escaped character, no empty
     anchor element, a link's text without its target (inline or by reference, its text a code span
-    or not: MDX's docs cite packages as [`remark-gfm`][remark-gfm]); code as written. Of the AWS guides' chunks, 92%
-    escape their periods and parentheses ("db\\.t2\\.small", "\\(Linux\\)"), 51% end a heading with
-    `<a name="..."></a>`, and their links name files ("[SageMaker Roles ](sagemaker-roles.md)"): prompt
-    tokens for nothing, which the LM copied into its answers, and users read in its quotes."""
+    or not: MDX's docs cite packages as [`remark-gfm`][remark-gfm]); code as written. Of the AWS
+    guides' chunks, 92% escape their periods and parentheses ("db\\.t2\\.small", "\\(Linux\\)"), 51%
+    end a heading with `<a name="..."></a>`, and their links name files ("[SageMaker Roles
+    ](sagemaker-roles.md)"): prompt tokens for nothing, which the LM copied into its answers, and
+    users read in its quotes."""
     return map_prose(map_lines(text, functools.partial(_CODE_LINK.sub, r"\1")), _built)
 
 
