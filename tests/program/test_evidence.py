@@ -95,8 +95,7 @@ def test_a_passage_s_directives_are_shown_as_the_built_page_shows_them():
 def test_a_markdown_file_s_passage_is_shown_as_its_built_page_shows_it_and_its_code_as_written():
     text = ('## Storage<a name="storage-limits"></a>\n\n'
             "The maximum for Oracle on db\\.t2\\.small is 16 GB \\(see [Instance Classes ](concepts-classes.md)\\)\\. "
-            '![Storage chart](chart.png "Storage") Use `re.compile(r"\\d+\\.")` here. Read [`remark-gfm`][gfm], '
-            "[the FAQ][] and [`dspy.LM`](../models/LM.md).\n\n"
+            '![Storage chart](chart.png "Storage") Use `re.compile(r"\\d+\\.")` here.\n\n'
             "```python\nsize = r\"db\\.t2\\.small\"  # [a](b.md)\n```")
     guide = passage("Storage", text).model_copy(update={"origin": "guides.tar.gz!/rds/doc_source/storage.md"})
     code = f"# the sizes\n{text}"  # another text: the pool keeps one passage of each
@@ -106,7 +105,6 @@ def test_a_markdown_file_s_passage_is_shown_as_its_built_page_shows_it_and_its_c
     shown = {s.passage.origin: s.text for s in pool.render("oracle storage", 10_000, 1_000)}
     built = " ".join(shown[guide.origin].split())
     assert "## Storage The maximum for Oracle on db.t2.small is 16 GB (see Instance Classes). Storage chart" in built
-    assert "Read `remark-gfm`, the FAQ and `dspy.LM`." in built  # links by reference, and links on code
     for literal in ('`re.compile(r"\\d+\\.")`', 'size = r"db\\.t2\\.small"  # [a](b.md)'):
         assert literal in shown[guide.origin], literal  # code keeps its backslashes and brackets
     assert shown[source.origin] == trim_to_sentences(code, terms("oracle storage"), 1_000)  # not markdown: as written

@@ -73,21 +73,15 @@ def next_fence(fence: str | None, line: str) -> str | None:
 def map_prose(text: str, change: Callable[[str], str]) -> str:
     """`text` with `change` applied to its prose: not to fenced code, nor to inline code spans, whose
     characters are literal. A line that `change` would make open a code fence keeps its own text:
-    unescaped, a page's "\\~\\~\\~" (an underline under a title) read the rest of the page as code."""
-    return map_lines(text, lambda line: _mapped_prose(line, change))
-
-
-def map_lines(text: str, change: Callable[[str], str]) -> str:
-    """`text` with `change` applied to each line outside fenced code. Linear: one pass over the lines."""
+    unescaped, a page's "\\~\\~\\~" (an underline under a title) read the rest of the page as code.
+    Linear: one pass over the lines, one split of each."""
     kept, fence = [], None
     for line in text.split("\n"):
         in_code = fence is not None
         fence = next_fence(fence, line)
-        kept.append(change(line) if not in_code and fence is None else line)
+        if not in_code and fence is None:
+            parts = _CODE_MARK.split(line)  # even parts are prose, odd ones inline code
+            plain = "`".join(change(part) if i % 2 == 0 else part for i, part in enumerate(parts))
+            line = line if next_fence(None, plain) else plain
+        kept.append(line)
     return "\n".join(kept)
-
-
-def _mapped_prose(line: str, change: Callable[[str], str]) -> str:
-    parts = _CODE_MARK.split(line)  # even parts are prose, odd ones inline code
-    plain = "`".join(change(part) if i % 2 == 0 else part for i, part in enumerate(parts))
-    return line if next_fence(None, plain) else plain

@@ -30,7 +30,6 @@ from program.retrieval.sections.blocks import (
     RECORD_MARK,
     blocks,
     lines,
-    map_lines,
     map_prose,
     next_fence,
 )
@@ -46,12 +45,9 @@ _TAG = re.compile(r"(?<!\\)</?[A-Za-z][^<>\n]{0,300}(?<!\\)>")  # an escaped `\<
 _ESCAPE = re.compile(r"\\([\\`*_{}\[\]()#+\-.!|<>~])")
 _MARKS = re.compile(r"[*`]+")
 # what a built page shows of a paragraph's inline markup: no empty anchor element (a link target the AWS
-# guides end each heading with), and a link's or an image's text without its target, inline or by reference
+# guides end each heading with), and a link's or an image's text without its target
 _EMPTY_ANCHOR = re.compile(r"<a\s[^<>\n]{0,300}>[ \t]{0,20}</a>", re.IGNORECASE)
-_TARGET = r"(?:\([^()\s]{0,500}(?:[ \t]+\"[^\"\n]{0,300}\")?\)|\[[^\[\]\n]{0,300}\])"  # (url "title") or [label]
-_LINK = re.compile(rf"(?<!\\)!?\[([^\[\]`\n]{{0,300}})\]{_TARGET}")
-# a link whose text is one code span (MDX's docs cite every package so: [`remark-gfm`][remark-gfm])
-_CODE_LINK = re.compile(rf"(?<!\\)\[(`[^`\n]{{1,300}}`)\]{_TARGET}")
+_INLINE_LINK = re.compile(r"(?<!\\)!?\[([^\[\]\n]{0,300})\]\([^()\s]{0,500}(?:[ \t]+\"[^\"\n]{0,300}\")?\)")
 # the files read as markdown as they were written, escapes and all (HTML's markdown loses them at ingest)
 _MARKDOWN_FILES = frozenset({".md", ".markdown", ".mdx", ".ipynb"})
 # subtle: a page may open with a horizontal rule; a front matter's first line is a key ("sidebar_position: 2")
@@ -172,15 +168,13 @@ def written_in_markdown(origin: str) -> bool:
 @functools.lru_cache(maxsize=16384)
 def shown_as_built(text: str) -> str:
     """A markdown text as its built page shows it: no backslash before an escaped character, no empty
-    anchor element, a link's text without its target (inline or by reference, its text a code span
-    or not: MDX's docs cite packages as [`remark-gfm`][remark-gfm]); code as written. Of the AWS
-    guides' chunks, 92% escape their periods and parentheses ("db\\.t2\\.small", "\\(Linux\\)"), 51%
-    end a heading with `<a name="..."></a>`, and their links name files ("[SageMaker Roles
-    ](sagemaker-roles.md)"): prompt tokens for nothing, which the LM copied into its answers, and
-    users read in its quotes."""
-    return map_prose(map_lines(text, functools.partial(_CODE_LINK.sub, r"\1")), _built)
+    anchor element, a link's text without its target; code as written. Of the AWS guides' chunks, 92%
+    escape their periods and parentheses ("db\\.t2\\.small", "\\(Linux\\)"), 51% end a heading with
+    `<a name="..."></a>`, and their links name files ("[SageMaker Roles ](sagemaker-roles.md)"): prompt
+    tokens for nothing, which the LM copied into its answers, and users read in its quotes."""
+    return map_prose(text, _built)
 
 
 def _built(prose: str) -> str:
-    unlinked = _LINK.sub(lambda link: link.group(1).strip(), _EMPTY_ANCHOR.sub("", prose))
+    unlinked = _INLINE_LINK.sub(lambda link: link.group(1).strip(), _EMPTY_ANCHOR.sub("", prose))
     return _ESCAPE.sub(r"\1", unlinked)

@@ -230,8 +230,7 @@ def test_unclosed_tags_braces_links_front_matter_titles_and_roles_are_read_in_li
         shown_roles(roles)
     for directives in (".. " + "a" * 100_000, (".. a:" + "b" * 50) * 2_000, ".. a::\n" + " :b:\n" * 30_000):
         shown_as_built(directives)
-    for markdown in ("[" * 100_000, "![a](" * 30_000, "[a](b " * 30_000 + '"', "<a " * 40_000, "\\" * 100_000,
-                     "[`a`][" * 30_000, "[`" + "a" * 100_000, "[a][b" * 30_000):
+    for markdown in ("[" * 100_000, "![a](" * 30_000, "[a](b " * 30_000 + '"', "<a " * 40_000, "\\" * 100_000):
         markdown_as_built(markdown)
     # subtle: about 1 s alone, and 2.7 s inside a full suite on 2 busy cores; what it guards against took
     # 13 s and more on one input (the heading pattern's cubic backtracking, see markdown._HEADING)
