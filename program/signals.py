@@ -49,9 +49,9 @@ _TITLE_TAIL = re.compile(r"(?<=\S)\s+[—–-]\s+|:\s+|(?<=\S)\s+\|\s+")
 # question words that say how to ask, not what to find: no passage needs to use them
 _ASKING = frozenset("any both but besides during many much same someone something other also older younger "
                     "higher lower more less most least first last whose well just only".split())
-# questions whose answer is one of their own names
 # a lowercase name as documentation writes one (`skip`, `wikilink`, `remark-math`, `db.t2.small`)
 _NAME = re.compile(r"[a-z][a-z0-9_.-]*")
+# questions whose answer is one of their own names
 _CHOICE = re.compile(r"\b(or|both|either|neither|same|between|which (one|of))\b", re.IGNORECASE)
 # a question that asks yes or no opens with an auxiliary or modal verb, after at most a leading
 # phrase ("In Amazon RDS, can I ..."); any other question or search query asks for a span
