@@ -34,7 +34,12 @@ LIMIT = 80  # the signatures' ShortAnswer cap, which the LM's grammar does not a
 _ECHO = re.compile(r"^\W*(\[\d+\]\s*)?(index|web)\b[^«\n]{0,80}«")
 # a line's source tag alone, as it opens a copied line: `index`, or `web` and a host
 _TAG = re.compile(r"^\W*(?:\[\d+\]\s*)?(?:index|web(?:\s+[\w-]+(?:\.[\w-]+)+)?)\s+")
-_COUNTING = re.compile(r"\bhow (many|much|long|old|far|tall|big|large)\b|\b(what|which) year\b", re.IGNORECASE)
+# subtle: documentation asks counts as "what is the maximum number of …" (quotas, limits, defaults);
+# up to three words may qualify it ("Amazon Forecast's maximum number of columns")
+_COUNTING = re.compile(r"\bhow (many|much|long|old|far|tall|big|large)\b|\b(what|which) year\b"
+                       r"|\bwhat (percentage|proportion|fraction)\b"
+                       r"|\b(what|which) (is|are|was|were) (?:[\w'’-]+ ){0,3}?(number|count|percentage|amount) of\b",
+                       re.IGNORECASE)
 # a span of time asked; subtle: not how many, whose count can be 1500 or 2014 with no comma
 _DURATION = re.compile(r"\bhow (long|old)\b", re.IGNORECASE)
 _SINCE = re.compile(r"\bsince\b", re.IGNORECASE)
@@ -57,7 +62,8 @@ def is_verdict(short_answer: str) -> bool:
 
 
 def asks_count(question: str) -> bool:
-    """The question asks how many, how much, how long and the like, or which year."""
+    """The question asks how many, how much, how long and the like, which year, or what number or
+    percentage of something."""
     opening = _OPENING_ASK.match(question)
     return bool(_COUNTING.match(question, opening.end())) if opening else bool(_COUNTING.search(question))
 

@@ -293,6 +293,15 @@ def test_after_a_web_search_a_bridge_question_s_terms_count_in_the_web_s_pages_t
     ("since 2014", "how long is ex on the beach on for", True),
     ("1939 to 1945", "How long did the war last?", True),
     ("1500", "How many seats does the hall have?", True),
+    # documentation asks its limits as "what is the maximum number of …"; a choice of setting is a name
+    ("console, AWS Command Line Interface (AWS CLI), or AWS SDK", "What is maximum number of datasets in Amazon Forecast?",
+     False),
+    ("static plus tunable", "What is the max number of defined per hyperparameter tuning job?", False),
+    ("1500", "What is maximum number of datasets in Amazon Forecast?", True),
+    ("10", "What is Amazon Forecast's maximum number of columns in an item metadata dataset?", True),
+    ("Miguel de Cervantes Prize", "In the country that Jiménez is a part, what percentage of edits were from there?",
+     False),
+    ("workers", "Which setting controls the number of threads?", True),
     ("Nigella", "How to Eat, released in which year, is a book by the celebrity cook Nigella Lawson", False),
     # yes or no answers only a question that asks it, in any corpus: not a wh-question or a search query
     ("yes", "where do sperm gain the ability to swim", False),
