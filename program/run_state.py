@@ -199,6 +199,8 @@ class RunState:
         self._draft_version = self._evidence_version
         if self._current is not None:
             self._current.short_answer = self.short_answer  # the step's own draft, in the trace
+            if (short_answer or "").strip() != self.short_answer:
+                self._current.lm_short_answer = short_answer  # what the recording rules replaced
 
     def set_verdict(self, verdict: Verdict) -> None:
         self._verdict, self._verdict_version = verdict, self._evidence_version

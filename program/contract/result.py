@@ -54,6 +54,8 @@ class Step(BaseModel):
     confidence: float | None = Field(None, description="the judge's confidence, on a judge step")
     short_answer: str | None = Field(None, description="on a step that drafted (draft, judge, refine): the short "
                                      "answer it recorded, kept when the gate then refuses it")
+    lm_short_answer: str | None = Field(None, description="on a step that drafted: the short answer the LM wrote, where "
+                                        "the one recorded is another (program/answer/short_answer.py)")
     rule: str = Field("", description="the gate rule that chose this step (program/gate.py)")
     signals: dict[str, float] = Field({}, description="the retrieval signals the gate saw before this step")
     score_before: float | None = Field(None, description="on a score or repair step: the answer's score (0-1)")

@@ -59,6 +59,15 @@ def acceptance_rule(result):
     return next(s.rule for s in result.trace.steps if s.action in ("score", "repair"))
 
 
+def test_a_draft_step_keeps_the_lm_s_own_short_answer_where_the_recorded_one_replaced_it():
+    # the short answer shares no word with its explanation: the explanation's own answer is recorded
+    replaced = run(scripted_lm(draft("Corliss", "Shirley Temple was the star [1].")), docs=CLIFF)
+    step = replaced.trace.steps[2]
+    assert (step.action, step.short_answer, step.lm_short_answer) == ("draft", "Shirley Temple", "Corliss")
+    kept = run(scripted_lm(draft("Shirley Temple", "Shirley Temple [1].")), docs=CLIFF)
+    assert kept.trace.steps[2].lm_short_answer is None
+
+
 def test_covered_with_a_cliff_answers_with_one_lm_call_and_no_judge():
     result = run(scripted_lm(draft("Shirley Temple", "Shirley Temple [1].")), docs=CLIFF)
     assert actions(result) == ["decompose", "retrieve", "draft", "answer", "score"]
