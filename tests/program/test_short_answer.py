@@ -28,6 +28,23 @@ def test_a_short_answer_that_disagrees_with_its_explanation_takes_the_explanatio
     assert recorded_short_answer(county, "1", "Midway is in Mississippi, United States [4].") == "Mississippi, United States"
 
 
+def test_of_equally_long_runs_the_explanation_s_answer_is_the_one_with_more_characters():
+    q = "If you render math in MDX with rehype-katex, which stylesheet should you also use?"
+    said = "To use rehype-katex, you should also use the stylesheet `katex.css` [2]."
+    assert recorded_short_answer(q, "katex", said) == "katex.css"
+
+
+def test_a_number_stands_beside_an_explanation_that_states_no_number():
+    q = "For how many sessions does pytest keep tmp_path directories by default (tmp_path_retention_count)?"
+    said = "pytest retains the `tmp_path` directories, according to `tmp_path_retention_policy` [1]."
+    assert recorded_short_answer(q, "3", said) == "3"
+    f1 = "What semantic F1 does the RAG module score off the shelf in DSPy's RAG tutorial?"
+    assert recorded_short_answer(f1, "55%", "One of the various choices DSPy offers is optimizing the prompts [6].") == "55%"
+    # a number the explanation opposes with its own still gives way
+    chars = "What is the default truncation_limit_chars for pytest's assertion messages?"
+    assert recorded_short_answer(chars, "640", "The default truncation_limit_chars is 90 [2].") == "90"
+
+
 def test_a_short_answer_that_agrees_is_kept_as_it_is():
     q = "Who played Corliss Archer in Kiss and Tell?"
     assert recorded_short_answer(q, "Shirley Temple", "Shirley Temple played Corliss Archer [1].") == "Shirley Temple"
