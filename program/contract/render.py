@@ -78,7 +78,8 @@ def _render_step(i: int, step: Step) -> str:
     if step.queries:
         details.append("queries: " + " | ".join(step.queries))
     if step.short_answer is not None:
-        details.append(f"short answer: {step.short_answer!r}")
+        wrote = f" (the LM wrote {step.lm_short_answer!r})" if step.lm_short_answer is not None else ""
+        details.append(f"short answer: {step.short_answer!r}{wrote}")
     if step.top_scores:
         details.append(f"top scores {step.top_scores}, {step.new_passages} new passages")
     if step.score_before is not None:

@@ -44,3 +44,9 @@ def test_render_shows_the_short_answer_a_step_drafted_even_when_it_was_refused()
              Step(action="abstain", rule="answer_unsupported", reason="no passage the answer cites uses it")]
     text = render_result(Result(question="q", answer="", abstained=True, trace=Trace(steps=steps)))
     assert "short answer: 'Prime Minister'" in text.split("[ambiguous]")[1]
+
+
+def test_render_shows_what_the_lm_wrote_where_the_recorded_short_answer_replaced_it():
+    steps = [Step(action="draft", rule="ambiguous", short_answer="128", lm_short_answer="1")]
+    text = render_result(Result(question="q", answer="128 [1].", trace=Trace(steps=steps)))
+    assert "short answer: '128' (the LM wrote '1')" in text
