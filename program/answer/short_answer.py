@@ -91,9 +91,8 @@ def recorded_short_answer(question: str, short_answer: str, explanation: str, ti
     evidence line (`_copies_line`) or spans a heading-path separator of one of the shown passages'
     `titles` (`_copies_path`), "" when the explanation has none; and when the short answer shares
     no word with the explanation and is no number it leaves unopposed (`_unopposed_number`), that
-    answer or else the short answer itself. Where a count is
-    asked, the one number of a short answer that is a sentence, or else of the explanation (see
-    `_own_count`)."""
+    answer or else the short answer itself. Where a count is asked, the one number of a short
+    answer that is a sentence, or else of the explanation (see `_own_count`)."""
     titles = tuple(titles)
     if _copies_line(short_answer, titles):
         return _explained(question, explanation, titles)
