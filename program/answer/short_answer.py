@@ -43,7 +43,7 @@ _COUNTING = re.compile(r"\bhow (many|much|long|old|far|tall|big|large)\b|\b(what
                        r"|\b(what|which) (is|are|was|were) (?:[\w'’-]+ ){0,3}?(number|count|percentage|amount) of\b",
                        re.IGNORECASE)
 # a number alone, as a short answer gives it: "3", "4,093", "55%", "$0.10"
-_AMOUNT = re.compile(r"[$€£]?\d+(?:[.,]\d+)*\s?%?")
+_AMOUNT = re.compile(rf"[$€£]?{NUMERAL.pattern}\s?%?")
 # a span of time asked; subtle: not how many, whose count can be 1500 or 2014 with no comma
 _DURATION = re.compile(r"\bhow (long|old)\b", re.IGNORECASE)
 _SINCE = re.compile(r"\bsince\b", re.IGNORECASE)
