@@ -18,7 +18,8 @@ import re
 import string
 from collections import Counter
 
-_CITATION = re.compile(r"\s*\[\d+(?:\s*,\s*\d+)*\]")
+from program.answer.citations import strip_markers
+
 _ARTICLES = re.compile(r"\b(a|an|the)\b")
 _SPECIAL = ("yes", "no", "noanswer")
 _NO_PUNCTUATION = str.maketrans("", "", string.punctuation)
@@ -30,7 +31,7 @@ def normalize_answer(text: str) -> str:
 
 def answer_text(pred) -> str:
     """The prediction's answer without its [n] markers."""
-    return _CITATION.sub("", str(getattr(pred, "answer", "") or ""))
+    return strip_markers(str(getattr(pred, "answer", "") or ""))
 
 
 def short_answer_text(pred) -> str:
@@ -39,7 +40,7 @@ def short_answer_text(pred) -> str:
         return ""
     result = getattr(pred, "result", None)
     if result is not None and result.short_answer.strip():
-        return _CITATION.sub("", result.short_answer)
+        return strip_markers(result.short_answer)
     return answer_text(pred)
 
 

@@ -19,12 +19,12 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
+from program.answer.citations import strip_markers
 from program.evidence import NUMERAL, is_year
 
 # what a small LM writes for "the evidence does not say"; subtle: not "none", which is an answer
 _UNKNOWN = re.compile(r"^\W*(unknown|not (stated|given|found|mentioned|known)|n/a|no answer|cannot be determined)\W*$",
                       re.IGNORECASE)
-_CITATION = re.compile(r"\s*\[\d+\]")
 _QUOTES = "\"'“”‘’«»`"
 # subtle: a grouped number is one word: "1" is no word of "1,400"
 _WORD = re.compile(r"[\w.-]+(?:,\d+)*")
@@ -134,7 +134,7 @@ def _untagged(short: str, explanation: str) -> str:
     """The short answer without the source tag it opens with, copied from an evidence line's
     opening ("index Chief of Protocol"), unless the explanation says the tag's word too ("index 3")."""
     tag = _TAG.match(short)
-    if not tag or short.casefold() in _CITATION.sub("", explanation).casefold():
+    if not tag or short.casefold() in strip_markers(explanation).casefold():
         return short
     return short[tag.end():].strip()
 
@@ -153,7 +153,7 @@ def _copies_path(short: str, titles: Iterable[str]) -> bool:
 
 def _clean(text: str) -> str:
     # subtle: « » are the evidence's own quote marks (program.evidence.quoted): never part of an answer
-    text = _CITATION.sub("", text).replace("«", "").replace("»", "").strip().strip(_QUOTES + " .").strip()
+    text = strip_markers(text).replace("«", "").replace("»", "").strip().strip(_QUOTES + " .").strip()
     if len(text) <= LIMIT:
         return text
     cut = text[:LIMIT].rsplit(" ", 1)[0]
@@ -166,7 +166,7 @@ def _words(text: str) -> set[str]:
 
 def _agrees(short: str, explanation: str) -> bool:
     # subtle: not the explanation's citation marks: "1" is no word of "... is 10 [1]."
-    return bool(_words(short) & _words(_CITATION.sub("", explanation)))
+    return bool(_words(short) & _words(strip_markers(explanation)))
 
 
 def _unopposed_number(short: str, explanation: str) -> bool:
@@ -176,7 +176,7 @@ def _unopposed_number(short: str, explanation: str) -> bool:
     subtle: not "1", the small reader's filler (its first citation's number). Over the runs of the
     four corpora and five documentation sets at f8d9468, the LM's short answer was a "1" that the
     recorded one replaced on 16 drafts and re-reads, and none was right."""
-    return short != "1" and bool(_AMOUNT.fullmatch(short)) and not NUMERAL.search(_CITATION.sub("", explanation))
+    return short != "1" and bool(_AMOUNT.fullmatch(short)) and not NUMERAL.search(strip_markers(explanation))
 
 
 def _own_count(question: str, short: str, explanation: str) -> str | None:
@@ -195,7 +195,7 @@ def _own_count(question: str, short: str, explanation: str) -> str | None:
 
 
 def _first_sentence(explanation: str) -> str:
-    return re.split(r"(?<=[.!?])\s+", _CITATION.sub("", explanation).strip(), maxsplit=1)[0]
+    return re.split(r"(?<=[.!?])\s+", strip_markers(explanation).strip(), maxsplit=1)[0]
 
 
 def _own_answer(question: str, explanation: str) -> str:

@@ -20,6 +20,9 @@ def test_a_short_answer_that_disagrees_with_its_explanation_takes_the_explanatio
     assert recorded_short_answer(q, "1", "The default maxsize of functools.lru_cache is 128 [2].") == "128"
     # a citation mark is no word of the explanation
     assert recorded_short_answer(q, "1", "The default maxsize of functools.lru_cache is 128 [1].") == "128"
+    # nor is a mark that cites two passages: "1" is no word of "... is 128 [1, 2]."
+    assert recorded_short_answer(q, "1", "The default maxsize of functools.lru_cache is 128 [1, 2].") == "128"
+    assert recorded_short_answer(q, "128 [1, 2]", "The default maxsize is 128 [1, 2].") == "128"
     # the question's verb, as the explanation inflects it, is no answer: "listens" restates "listen"
     port = "On which port does the Flask development server listen by default?"
     assert recorded_short_answer(port, "1", "Flask listens on port 5000 by default [2].") == "5000"
