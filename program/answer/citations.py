@@ -42,6 +42,11 @@ def strip_markers(text: str) -> str:
     return _MARKERS.sub("", text)
 
 
+def first_sentence(prose: str) -> str:
+    """The prose up to its first sentence end, the way `attach_missing` splits sentences."""
+    return _SENTENCE.split(prose.strip(), maxsplit=1)[0]
+
+
 def attach_missing(answer: str, question: str, shown: list[Shown]) -> tuple[str, int]:
     """The answer with a best-match [n] after each uncited sentence, and how many were added.
     Fenced code blocks are kept as written: a [n] or a joined line inside code breaks it."""

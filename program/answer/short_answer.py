@@ -19,7 +19,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
-from program.answer.citations import strip_markers
+from program.answer.citations import first_sentence, strip_markers
 from program.evidence import NUMERAL, is_year
 
 # what a small LM writes for "the evidence does not say"; subtle: not "none", which is an answer
@@ -188,14 +188,10 @@ def _own_count(question: str, short: str, explanation: str) -> str | None:
     sentence_long = len(short.split()) > 3
     if says_number(short) and not sentence_long and _agrees(short, explanation):
         return None
-    sentence = short if sentence_long and NUMERAL.search(short) else _first_sentence(explanation)
+    sentence = short if sentence_long and NUMERAL.search(short) else first_sentence(strip_markers(explanation))
     asked = set(NUMERAL.findall(question))
     numbers = {n for n in NUMERAL.findall(sentence) if n not in asked}
     return numbers.pop() if len(numbers) == 1 else None
-
-
-def _first_sentence(explanation: str) -> str:
-    return re.split(r"(?<=[.!?])\s+", strip_markers(explanation).strip(), maxsplit=1)[0]
 
 
 def _own_answer(question: str, explanation: str) -> str:
@@ -203,7 +199,7 @@ def _own_answer(question: str, explanation: str) -> str:
     use: "The default maxsize of functools.lru_cache is 128 [2]" answers "128". Of runs as many
     words long, the one with the most characters: "To use rehype-katex, you should also use the
     stylesheet `katex.css`" answers "katex.css", not "To"."""
-    first = _first_sentence(explanation)
+    first = first_sentence(strip_markers(explanation))
     asked = _words(question) | {"is", "was", "are", "were", "the", "a", "an", "of", "it", "its"}
     runs, run = [], []
     for word in first.split():
