@@ -25,7 +25,7 @@ from metrics.answer_quality import (
     token_f1,
 )
 from metrics.citation_faithfulness import CitationScores, score_citations
-from metrics.cost import latency_and_cost
+from metrics.cost import Cost, latency_and_cost
 from metrics.evidence_recall import evidence_recall
 from metrics.gold_citations import gold_citation_precision
 from metrics.gold_sources import matched
@@ -42,7 +42,9 @@ class CompositeWeights(BaseModel):
     pass_mark: float = Field(0.6, ge=0, le=1, description="composite at which a bootstrapped trace counts as a demo")
 
 
-class Scorecard(BaseModel):
+class Scorecard(Cost):
+    """Every metric of one answer, its cost (wall time, LM calls, tokens, searches) included."""
+
     exact_match: float = 0.0
     f1: float = 0.0
     answer_coverage: float = 0.0
@@ -53,12 +55,7 @@ class Scorecard(BaseModel):
     citation_precision: float | None = 0.0
     gold_citation_precision: float | None = 0.0
     latency_score: float = 0.0
-    wall_s: float = 0.0
-    lm_calls: int = 0
-    prompt_tokens: int = 0
-    completion_tokens: int = 0
-    web_searches: int = 0
-    doc_queries: int = 0
+    # a number, so that dollars have a mean; `priced` says whether the price was known
     dollars: float = 0.0
     priced: bool = True
     composite: float = 0.0
