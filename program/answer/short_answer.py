@@ -89,7 +89,8 @@ def recorded_short_answer(question: str, short_answer: str, explanation: str, ti
     """The short answer as a clean span of at most `LIMIT` characters that agrees with the
     explanation; the explanation's own answer (see `_explained`) when the short answer copies an
     evidence line (`_copies_line`) or spans a heading-path separator of one of the shown passages'
-    `titles` (`_copies_path`), "" when the explanation has none; and when the short answer shares
+    `titles` (`_copies_path`), "" when the explanation has none; the short answer itself when the
+    explanation was cut at a quote (`_cut_at_quote`); and when the short answer shares
     no word with the explanation and is no number it leaves unopposed (`_unopposed_number`), that
     answer or else the short answer itself. Where a count is asked, the one number of a short
     answer that is a sentence, or else of the explanation (see `_own_count`)."""
@@ -97,7 +98,7 @@ def recorded_short_answer(question: str, short_answer: str, explanation: str, ti
     if _copies_line(short_answer, titles):
         return _explained(question, explanation, titles)
     short = _untagged(_clean(short_answer), explanation)
-    if says_unknown(short) or is_verdict(short) or not explanation.strip():
+    if says_unknown(short) or is_verdict(short) or not explanation.strip() or _cut_at_quote(explanation):
         return short
     if asks_count(question) and (count := _own_count(question, short, explanation)):
         return count
@@ -106,6 +107,15 @@ def recorded_short_answer(question: str, short_answer: str, explanation: str, ti
     if _agrees(short, explanation) or _unopposed_number(short, explanation):
         return short
     return _explained(question, explanation, titles) or short
+
+
+def _cut_at_quote(explanation: str) -> bool:
+    """The explanation stops where its text meant to write a double quote: under the local LM's JSON
+    grammar a `"` ends the string, so "Wiki Links are assigned `class="wikilink"`" came back as
+    "Wiki Links are automatically assigned `class= [2]", beside the short answer "wikilink". Such
+    an explanation ends in `=` or inside a code span, and states no answer to hold the short one to."""
+    text = strip_markers(explanation).rstrip(" .")
+    return text.endswith("=") or text.count("`") % 2 == 1
 
 
 def _explained(question: str, explanation: str, titles: tuple[str, ...]) -> str:

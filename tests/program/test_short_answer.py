@@ -48,6 +48,15 @@ def test_a_number_stands_beside_an_explanation_that_states_no_number():
     assert recorded_short_answer(chars, "640", "The default truncation_limit_chars is 90 [2].") == "90"
 
 
+def test_an_explanation_cut_at_a_quote_does_not_overrule_the_short_answer():
+    # the local LM's JSON grammar ends a string at `"`: `class="wikilink"` came back cut
+    q = "What CSS class does the WikiLinks extension give its links by default?"
+    assert recorded_short_answer(q, "wikilink", "Wiki Links are automatically assigned `class= [2]") == "wikilink"
+    assert recorded_short_answer(q, "wikilink", "Its links get the attribute class= [2].") == "wikilink"
+    # a whole code span is no cut
+    assert recorded_short_answer(q, "1", "Wiki Links get the class `wikilink` [2].") == "wikilink"
+
+
 def test_a_short_answer_that_agrees_is_kept_as_it_is():
     q = "Who played Corliss Archer in Kiss and Tell?"
     assert recorded_short_answer(q, "Shirley Temple", "Shirley Temple played Corliss Archer [1].") == "Shirley Temple"
