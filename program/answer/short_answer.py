@@ -111,7 +111,7 @@ def recorded_short_answer(question: str, short_answer: str, explanation: str, ti
 
 def _cut_at_quote(explanation: str) -> bool:
     """The explanation stops where its text meant to write a double quote: under the local LM's JSON
-    grammar a `"` ends the string, so "Wiki Links are assigned `class="wikilink"`" came back as
+    grammar a `"` ends the string, so "… assigned `class="wikilink"`" came back as
     "Wiki Links are automatically assigned `class= [2]", beside the short answer "wikilink". Such
     an explanation ends in `=` or inside a code span, and states no answer to hold the short one to."""
     text = strip_markers(explanation).rstrip(" .")
