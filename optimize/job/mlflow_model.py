@@ -11,6 +11,7 @@ pickled) still load with `mlflow.dspy.load_model`. Needs an active tracking stor
 from __future__ import annotations
 
 import tempfile
+import warnings
 from pathlib import Path
 
 import dspy
@@ -24,13 +25,13 @@ from program.assembly.loading import PROGRAM_ARTIFACT, PROGRAM_FILE
 from program.loop import GatedRAG
 
 ARTIFACT = "program"
-# subtle: the model's code is named by its path, never imported here: importing it defines a
-# PythonModel, and MLflow then warns on stderr about `predict`'s type hints, ahead of any one-line
-# error the job prints; the serving process that loads the model is the one that imports it
+# a model "from code" is named by its file's path, which the process that loads the model runs;
+# the job never imports it
 MODEL_CODE = Path(program.assembly.__file__).with_name("served_model.py")
 # subtle: without an input schema, `mlflow models serve` hands `{"inputs": {"question": ...}}`
 # to the program as a numpy array, not a string; with it, the question arrives as a string
 SIGNATURE = ModelSignature(inputs=Schema([ColSpec("string", "question")]))
+NO_INPUT_EXAMPLE = r".*An input example was not provided"  # MLflow colours it: the text is not at the start
 
 
 def log_program_model(compiled: GatedRAG, tracking_uri: str, run_id: str) -> str:
@@ -39,9 +40,13 @@ def log_program_model(compiled: GatedRAG, tracking_uri: str, run_id: str) -> str
     with tempfile.TemporaryDirectory() as folder, mlflow.start_run(run_id=run_id):
         saved = Path(folder) / PROGRAM_FILE
         compiled.save(str(saved))
-        mlflow.pyfunc.log_model(name=ARTIFACT, python_model=str(MODEL_CODE),
-                                artifacts={PROGRAM_ARTIFACT: str(saved)}, signature=SIGNATURE,
-                                pip_requirements=[f"dspy=={dspy.__version__}"])
+        with warnings.catch_warnings():
+            # subtle: MLflow checks an input example by loading the model and predicting on it,
+            # which would start the LM inside the job; the signature alone serves requests right
+            warnings.filterwarnings("ignore", message=NO_INPUT_EXAMPLE, category=UserWarning)
+            mlflow.pyfunc.log_model(name=ARTIFACT, python_model=str(MODEL_CODE),
+                                    artifacts={PROGRAM_ARTIFACT: str(saved)}, signature=SIGNATURE,
+                                    pip_requirements=[f"dspy=={dspy.__version__}"])
     # subtle: logging makes the model "active" for the process, and MLflow then links every
     # later metric (of any run, in any store) to it; nothing after this is about the model
     mlflow.clear_active_model()

@@ -1,6 +1,8 @@
 """A compiled program logged to MLflow loads back with mlflow.dspy.load_model, answers a request as
 `mlflow models serve` parses it with the response contract, and holds no secret."""
 
+import warnings
+
 import dspy
 import mlflow
 import pytest
@@ -86,3 +88,19 @@ def test_a_logged_model_s_uri_is_a_program_for_every_entry_point(tmp_path):
     model_uri = log_program_model(GatedRAG(FakeSearch(DOCS), thresholds=Thresholds(top_k=7)), uri, run_id)
     mlflow.set_tracking_uri(uri)
     assert read_state(model_uri)["thresholds"]["top_k"] == 7  # what `ask --program runs:/...` reads
+
+
+def test_logging_and_loading_the_model_print_no_mlflow_warning(tmp_path, monkeypatch):
+    # the job's last lines are its outcome, not MLflow's advice on type hints and input examples
+    monkeypatch.setattr(program.assembly.served, "build_program",
+                        lambda settings, program_class=GatedRAG, **_: program_class(FakeSearch(DOCS)))
+    uri = f"sqlite:///{tmp_path / 'mlflow.db'}"
+    client = mlflow.MlflowClient(uri)
+    run_id = client.create_run(client.create_experiment("t", artifact_location=(tmp_path / "a").as_uri())).info.run_id
+    warnings.onceregistry.clear()  # MLflow shows these once a process: an earlier test's must not hide them
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        model_uri = log_program_model(GatedRAG(FakeSearch(DOCS)), uri, run_id)
+        mlflow.pyfunc.load_model(model_uri)
+    advice = [str(w.message) for w in caught if "type hints" in str(w.message) or "input example" in str(w.message)]
+    assert not advice
