@@ -64,7 +64,9 @@ def run_examples(program: dspy.Module, examples: list[dspy.Example], system: str
     records = {r.qid: r for r in log.read() if r.system == system and r.qid in wanted}
     todo = [e for e in examples if e.qid not in records]
     hard_s = max(time_limit_s * HARD_FACTOR, time_limit_s + HARD_GRACE_S) if time_limit_s else None
-    with tqdm(total=len(examples), initial=len(records), desc=system, disable=not progress, unit="q") as bar:
+    # a system whose questions all resumed from the log gets no bar: a full one would say it just ran them
+    with tqdm(total=len(examples), initial=len(records), desc=system, disable=not progress or not todo,
+              unit="q") as bar:
         for record in _run(program, todo, system, score, threads, time_limit_s, hard_s, hide_gold):
             records[record.qid] = log.append(record)  # as written: redacted
             finished(records[record.qid])

@@ -25,7 +25,8 @@ DEMO_READERS = ("synthesize", "judge")
 def labelled_candidates(program: GatedRAG, train: list[dspy.Example], config: OptimizeConfig) -> dict[str, GatedRAG]:
     pool = demo_pool(program, train)
     print(f"labelled demos: {len(pool)} of {len(train)} train questions have gold passages in the collections "
-          f"that state their answer; {config.demo_sets} sets of {min(config.max_demos, len(pool))} to try", file=sys.stderr)
+          f"that state their answer; {config.demo_sets} demo set(s) of {min(config.max_demos, len(pool))} to try",
+          file=sys.stderr)
     candidates = {}
     for n, demos in enumerate(demo_sets(pool, config.max_demos, config.demo_sets, config.seed), start=1):
         candidate = program.deepcopy()

@@ -50,6 +50,14 @@ def test_a_partial_run_resumes_with_only_the_missing_examples(log):
     assert program.calls == [GOLD["q3"][0]] and [r.qid for r in records] == ["q1", "q2", "q3"]
 
 
+def test_a_system_that_resumed_whole_shows_no_bar_and_one_with_work_shows_its_own(log, capsys):
+    run(FakeProgram(), log)
+    run_examples(FakeProgram(), examples(), "gated", log, score, progress=True)
+    assert "gated" not in capsys.readouterr().err  # a full bar would say it just ran them
+    run_examples(FakeProgram(), examples(), "single_pass", log, score, progress=True)
+    assert "single_pass" in capsys.readouterr().err
+
+
 def test_another_system_in_the_same_log_runs_its_own_examples(log):
     run(FakeProgram(), log)
     program = FakeProgram()

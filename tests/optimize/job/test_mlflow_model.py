@@ -1,6 +1,9 @@
 """A compiled program logged to MLflow loads back with mlflow.dspy.load_model, answers a request as
 `mlflow models serve` parses it with the response contract, and holds no secret."""
 
+import os
+import subprocess
+import sys
 import warnings
 
 import dspy
@@ -104,3 +107,32 @@ def test_logging_and_loading_the_model_print_no_mlflow_warning(tmp_path, monkeyp
         mlflow.pyfunc.load_model(model_uri)
     advice = [str(w.message) for w in caught if "type hints" in str(w.message) or "input example" in str(w.message)]
     assert not advice
+
+
+JOB_LOGGING = """
+import sys
+from pathlib import Path
+import optimize
+from optimize.eval.tracking import tracked_run, tracking_uri
+from optimize.job.mlflow_model import log_program_model
+from program.base.settings import Settings
+from program.loop import GatedRAG
+from tests.conftest import FakeSearch, passage
+folder = Path(sys.argv[1])
+(folder / "run").mkdir(parents=True)
+settings = Settings(data_dir=folder)
+with tracked_run(settings, folder / "run", {}) as tracking:
+    log_program_model(GatedRAG(FakeSearch([passage("K", "K is a film.")])), tracking_uri(settings), tracking.run_id)
+"""
+
+
+def test_the_job_s_mlflow_store_and_model_print_no_info_lines_and_no_download_bar(tmp_path):
+    # a fresh process: MLflow reads its logging level and bar switch once, at import
+    env = {k: v for k, v in os.environ.items() if not k.startswith("MLFLOW_")}
+    done = subprocess.run([sys.executable, "-c", JOB_LOGGING, str(tmp_path)], capture_output=True, text=True,
+                          env=env, timeout=120, cwd=os.getcwd())
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert "INFO mlflow" not in done.stderr and "Downloading artifacts" not in done.stderr, done.stderr[-2000:]
+    mine = subprocess.run([sys.executable, "-c", JOB_LOGGING, str(tmp_path / "again")], capture_output=True,
+                          text=True, env=env | {"MLFLOW_LOGGING_LEVEL": "INFO"}, timeout=120, cwd=os.getcwd())
+    assert "INFO mlflow" in mine.stderr  # a user's own level wins
