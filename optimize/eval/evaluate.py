@@ -14,7 +14,7 @@ import dspy
 
 from optimize.durable import write_atomic
 from optimize.eval.question_traces import trace_urls
-from optimize.eval.records import Record, RecordLog, announce_recovery
+from optimize.eval.records import Record, RecordLog, recovery_of
 from optimize.eval.report import write_report
 from optimize.eval.run_config import EvalConfig
 from optimize.eval.runner import Score, run_examples
@@ -27,11 +27,13 @@ RESULTS = "results.jsonl"
 
 def run_eval(config: EvalConfig, settings: Settings, folder: Path, programs: dict[str, dspy.Module],
              examples: list[dspy.Example], score: Score, threads: int = 1, params: dict | None = None,
-             progress: bool = True) -> RunSummary:
+             progress: bool = True, announce: bool = True) -> RunSummary:
+    """Run each program over `examples`, resuming from the folder's log. `announce` says what a resume
+    kept, on stderr; a caller that seeded the log itself says what it seeded instead."""
     folder.mkdir(parents=True, exist_ok=True)
     write_atomic(folder / "config.json", config.model_dump_json(indent=2))
     log = RecordLog(folder / RESULTS)
-    recovery = announce_recovery(log)
+    recovery = recovery_of(log, announce)
     with tracked_run(settings, folder, config.model_dump() | (params or {})) as tracking:
         records: list[Record] = []
         for name, program in programs.items():

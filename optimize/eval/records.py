@@ -142,10 +142,12 @@ def _drop_torn_tail(path: Path) -> None:
         handle.truncate(handle.read().rfind(b"\n") + 1)
 
 
-def announce_recovery(log: RecordLog) -> Recovery | None:
-    """What a resumed run found in its log, also said in one line on stderr; None for a fresh log."""
+def recovery_of(log: RecordLog, announce: bool = True) -> Recovery | None:
+    """What a resumed run found in its log, and with `announce` also said in one line on stderr;
+    None for a fresh log."""
     recovery = log.scan()[1]
     if recovery == Recovery():
         return None
-    print(f"resuming from {log.path}: {recovery}", file=sys.stderr)
+    if announce:
+        print(f"resuming from {log.path}: {recovery}", file=sys.stderr)
     return recovery

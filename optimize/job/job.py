@@ -191,7 +191,9 @@ class Job:
         rejected = None if shipped or not self.config.report_rejected else self._rejected(uncompiled)
         systems = baselines | ({COMPILED: compiled} if shipped else {}) | (
             {REJECTED: rejected} if rejected is not None else {})
-        final = self._eval(systems, sets.report, sets.report_name, "eval", step=2)
+        # subtle: the log holds the baseline's seeded records, so a resume line would name a resume that
+        # did not happen; the job's own line says when the job resumed
+        final = self._eval(systems, sets.report, sets.report_name, "eval", step=2, announce=False)
         table = self._compare(sets.report_name, COMPILED) if shipped else self._kept(sets, rejected is not None, decisions)
         self._calibrate(compiled, sets.report_name, COMPILED if shipped else "baseline")
         outcome = Outcome(final, table, decisions)
@@ -403,21 +405,23 @@ class Job:
     def _recording(self, system: str) -> Path:
         return self.folder / SELECT / "recordings" / f"{system}.jsonl"
 
-    def _eval(self, programs: dict[str, GatedRAG], examples, split: str, name: str, step: int) -> RunSummary:
+    def _eval(self, programs: dict[str, GatedRAG], examples, split: str, name: str, step: int,
+              announce: bool = True) -> RunSummary:
         # subtle: the evals run uncached, so their latencies are real: with the cache on, the
         # compiled eval would replay the select runs' calls, and a second job (or one after
         # an eval of the same questions) would replay the baseline's, in about a second each
         with dspy.context(lm=dspy.settings.lm.copy(cache=False)):
-            return self._run_eval(programs, examples, split, name, step)
+            return self._run_eval(programs, examples, split, name, step, announce)
 
-    def _run_eval(self, programs: dict[str, GatedRAG], examples, split: str, name: str, step: int) -> RunSummary:
+    def _run_eval(self, programs: dict[str, GatedRAG], examples, split: str, name: str, step: int,
+                  announce: bool) -> RunSummary:
         config = EvalConfig(dataset=self.config.dataset, dataset_sha256=self.config.dataset_sha256, split=split,
                             systems=list(programs), limit=None, profile=self.settings.resolved_profile,
                             model=self.config.model,
                             time_limit_s=self.config.time_limit_s, program=self.folder.name, cache=False,
                             reranker=self.settings.reranker)
         summary = run_eval(config, self.settings, self.folder / name, programs, examples, self._score(),
-                           params={"job": self.folder.name}, progress=self.progress)
+                           params={"job": self.folder.name}, progress=self.progress, announce=announce)
         for system in summary.systems:
             values = {f"{system.system}.{k}": e.mean for k, e in system.metrics.items()}
             self.tracking.log_metrics(values | {f"{system.system}.latency_p50_s": system.latency_p50_s}, step=step)
