@@ -10,13 +10,14 @@ from types import SimpleNamespace
 
 import anyio
 import dspy
+import pandas as pd
 from mcp import Client
-from mlflow.dspy.wrapper import DspyModelWrapper
 
 import program.assembly.factory
 import program.assembly.served
 import program.lm.lm_profiles
-from program.assembly.served import servable
+from program.assembly.served import SERVED
+from program.assembly.served_model import GatedRAGModel
 from program.baselines import SinglePass
 from program.cli import main
 from program.contract.answer_response import AnswerResponse
@@ -58,10 +59,13 @@ def mcp_keys(tmp_path) -> set[str]:
 
 
 def mlflow_keys() -> set[str]:
-    # the pyfunc wrapper `mlflow.pyfunc.load_model` returns for a logged program; logging and
-    # loading it for real is tests/optimize/job/test_mlflow_model.py
-    model = DspyModelWrapper(servable(GatedRAG(FakeSearch(DOCS))), {"lm": signature_lm(), "adapter": dspy.JSONAdapter()})
-    return set(json.loads(json.dumps(model.predict({"question": QUESTION}))))
+    # the model `mlflow.pyfunc.load_model` returns for a logged program, over the served program its
+    # `load_context` rebuilds; logging and loading it for real is tests/optimize/job/test_mlflow_model.py
+    model = GatedRAGModel()
+    model.program = SERVED["gated"](FakeSearch(DOCS))
+    with dspy.context(lm=signature_lm(), adapter=dspy.JSONAdapter()):
+        answer = model.predict(None, pd.DataFrame({"question": [QUESTION]}))
+    return set(json.loads(json.dumps(answer)))
 
 
 def test_every_surface_returns_the_same_top_level_keys(tmp_path, monkeypatch, capsys):

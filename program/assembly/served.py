@@ -61,13 +61,6 @@ SERVED: dict[str, type[GatedRAG]] = {name: type(f"Served{system.__name__}", (Ser
                                      for name, system in SYSTEMS.items()}
 
 
-def servable(program: GatedRAG) -> GatedRAG:
-    """The same program (its system, search, web, sessions, prompts, demos, thresholds) as a served one."""
-    served_class = SERVED[next(name for name, system in SYSTEMS.items() if type(program) is system)]
-    served = served_class(program.search, web=program.web, thresholds=program.thresholds, sessions=program.sessions)
-    return served.load_state(program.dump_state())
-
-
 def rebuild(state: dict) -> GatedRAG:
     """Unpickling, in a process that only has its environment: the one place a served model
     reads its settings from there."""

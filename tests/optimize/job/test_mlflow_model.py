@@ -75,9 +75,9 @@ def test_a_model_logged_as_a_pickle_before_still_loads(tmp_path, monkeypatch):
                         lambda settings, program_class=GatedRAG, **_: program_class(FakeSearch(DOCS)))
     mlflow.set_tracking_uri(f"sqlite:///{tmp_path / 'mlflow.db'}")
     experiment = mlflow.create_experiment("old", artifact_location=(tmp_path / "artifacts").as_uri())
-    rag = GatedRAG(FakeSearch(DOCS), thresholds=Thresholds(top_k=5))
+    rag = program.assembly.served.SERVED["gated"](FakeSearch(DOCS), thresholds=Thresholds(top_k=5))
     with mlflow.start_run(experiment_id=experiment) as run, dspy.context(lm=None, callbacks=[]):
-        mlflow.dspy.log_model(program.assembly.served.servable(rag), name="program")  # how earlier jobs logged it
+        mlflow.dspy.log_model(rag, name="program")  # how earlier jobs logged it: a served program, pickled
     loaded = mlflow.dspy.load_model(f"runs:/{run.info.run_id}/program")
     assert isinstance(loaded, GatedRAG) and loaded.thresholds.top_k == 5
 
