@@ -38,6 +38,9 @@ FIGURES = "plots"
 # the overall table's first rows, in this order; the other metrics follow in their own table
 HEADLINE = (*MAIN, "abstained", "lm_calls", "prompt_tokens")
 LABELS = {"abstained": "abstention rate", "lm_calls": "LM calls / question", "prompt_tokens": "prompt tokens / question"}
+# a count or a time shown to the decimals it is read at: "978 [829, 1121]" prompt tokens, not "978.000 [828.896, ...]"
+DIGITS = {"prompt_tokens": 0, "completion_tokens": 0, "wall_s": 1, "lm_calls": 2, "web_searches": 2, "doc_queries": 2,
+          "dollars": 4}
 QUESTION_CHARS = 90  # a question is cut to this in the per-question table; the trace has it whole
 Traces = dict[tuple[str, str], str]  # (system, qid) -> the address of its MLflow trace
 
@@ -138,7 +141,8 @@ def _p(values: list[float], q: float) -> float | None:
 
 
 def _metrics_table(names: list[str], systems: list[SystemSummary]) -> Table:
-    rows = [[LABELS.get(m, m), *(str(s.metrics[m]) if s.metrics[m].n else "–" for s in systems)] for m in names]
+    rows = [[LABELS.get(m, m), *(s.metrics[m].shown(DIGITS.get(m, 3)) if s.metrics[m].n else "–" for s in systems)]
+            for m in names]
     return Table(["metric", *(s.system for s in systems)], rows)
 
 

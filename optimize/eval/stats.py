@@ -24,7 +24,11 @@ class Estimate(BaseModel):
     n: int
 
     def __str__(self) -> str:
-        return f"{self.mean:.3f} [{self.low:.3f}, {self.high:.3f}]"
+        return self.shown(3)
+
+    def shown(self, digits: int) -> str:
+        """The mean and its interval to `digits` decimals."""
+        return f"{self.mean:.{digits}f} [{self.low:.{digits}f}, {self.high:.{digits}f}]"
 
     @property
     def direction(self) -> int:
