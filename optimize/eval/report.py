@@ -37,7 +37,11 @@ from optimize.eval.summary import MAIN, METRICS, RunSummary, SystemSummary
 FIGURES = "plots"
 # the overall table's first rows, in this order; the other metrics follow in their own table
 HEADLINE = (*MAIN, "abstained", "lm_calls", "prompt_tokens")
-LABELS = {"abstained": "abstention rate", "lm_calls": "LM calls / question", "prompt_tokens": "prompt tokens / question"}
+LABELS = {"abstained": "abstention rate", "lm_calls": "LM calls / question", "prompt_tokens": "prompt tokens / question",
+          "completion_tokens": "completion tokens / question", "wall_s": "seconds / question",
+          "web_searches": "web searches / question", "doc_queries": "collection queries / question",
+          "dollars": "dollars / question", "priced": "share with a known price", "answer_coverage": "answer coverage",
+          "gold_citation_precision": "gold-citation precision", "latency_score": "latency score"}
 # a count or a time shown to the decimals it is read at: "978 [829, 1121]" prompt tokens, not "978.000 [828.896, ...]"
 DIGITS = {"prompt_tokens": 0, "completion_tokens": 0, "wall_s": 1, "lm_calls": 2, "web_searches": 2, "doc_queries": 2,
           "dollars": 4}

@@ -60,8 +60,8 @@ def test_the_overall_table_leads_with_abstention_cost_and_web_use_and_rules_are_
     assert "| gate rule | gated |" in markdown and "| covered_with_cliff | 2 (0.40/q) |" in markdown
     assert "web none; each question's gold paragraphs hidden from retrieval" in markdown
     other = markdown.split("## Other metrics")[1]
-    assert "| answer_coverage | 0." in other and "| completion_tokens | " in other and ".000" not in other.split(
-        "| completion_tokens | ")[1].split("\n")[0]
+    assert "| answer coverage | 0." in other and "| completion tokens / question | " in other and ".000" not in other.split(
+        "| completion tokens / question | ")[1].split("\n")[0]
 
 
 def test_a_report_without_gate_rules_says_so(tmp_path):
