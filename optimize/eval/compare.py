@@ -13,7 +13,7 @@ from pydantic import BaseModel
 from optimize.eval.document import Block, Heading, Table, Text, to_text
 from optimize.eval.records import Record, paired_scores
 from optimize.eval.stats import Estimate, paired_delta_ci
-from optimize.eval.summary import METRICS
+from optimize.eval.summary import METRICS, digits
 
 PASS = 0.5  # composite at or above which a question counts as passed
 DELTA_HEADERS = ["metric", "A", "B", "B-A", "95% CI", ""]
@@ -79,8 +79,12 @@ def _flip(a: Record, b: Record) -> Flip | None:
 
 
 def delta_rows(system: SystemComparison) -> list[list[str]]:
-    return [[d.metric, f"{d.a:.3f}", f"{d.b:.3f}", f"{d.delta.mean:+.3f}", f"[{d.delta.low:+.3f}, {d.delta.high:+.3f}]",
-             _verdict(d.delta)] for d in system.deltas]
+    return [_delta_row(d, digits(d.metric)) for d in system.deltas]
+
+
+def _delta_row(d: MetricDelta, k: int) -> list[str]:
+    return [d.metric, f"{d.a:.{k}f}", f"{d.b:.{k}f}", f"{d.delta.mean:+.{k}f}",
+            f"[{d.delta.low:+.{k}f}, {d.delta.high:+.{k}f}]", _verdict(d.delta)]
 
 
 def text_table(comparison: Comparison) -> str:

@@ -32,7 +32,7 @@ from optimize.eval.document import (
 )
 from optimize.eval.records import Record
 from optimize.eval.stats import Estimate, percentile
-from optimize.eval.summary import MAIN, METRICS, RunSummary, SystemSummary
+from optimize.eval.summary import MAIN, METRICS, RunSummary, SystemSummary, digits
 
 FIGURES = "plots"
 # the overall table's first rows, in this order; the other metrics follow in their own table
@@ -42,9 +42,6 @@ LABELS = {"abstained": "abstention rate", "lm_calls": "LM calls / question", "pr
           "web_searches": "web searches / question", "doc_queries": "collection queries / question",
           "dollars": "dollars / question", "priced": "share with a known price", "answer_coverage": "answer coverage",
           "gold_citation_precision": "gold-citation precision", "latency_score": "latency score"}
-# a count or a time shown to the decimals it is read at: "978 [829, 1121]" prompt tokens, not "978.000 [828.896, ...]"
-DIGITS = {"prompt_tokens": 0, "completion_tokens": 0, "wall_s": 1, "lm_calls": 2, "web_searches": 2, "doc_queries": 2,
-          "dollars": 4}
 QUESTION_CHARS = 90  # a question is cut to this in the per-question table; the trace has it whole
 Traces = dict[tuple[str, str], str]  # (system, qid) -> the address of its MLflow trace
 
@@ -145,7 +142,7 @@ def _p(values: list[float], q: float) -> float | None:
 
 
 def _metrics_table(names: list[str], systems: list[SystemSummary]) -> Table:
-    rows = [[LABELS.get(m, m), *(s.metrics[m].shown(DIGITS.get(m, 3)) if s.metrics[m].n else "–" for s in systems)]
+    rows = [[LABELS.get(m, m), *(s.metrics[m].shown(digits(m)) if s.metrics[m].n else "–" for s in systems)]
             for m in names]
     return Table(["metric", *(s.system for s in systems)], rows)
 

@@ -40,6 +40,14 @@ METRICS = tuple(name for name, field in Scorecard.model_fields.items() if _numer
 MAIN = tuple(m for m in ("composite", "exact_match", "f1", "evidence_recall", "citation_recall", "citation_precision")
              if m in METRICS)
 WORST = 5
+# a count or a time is shown to the decimals it is read at: "978 [829, 1121]" prompt tokens, not "978.000 [828.896, ...]"
+_DIGITS = {"prompt_tokens": 0, "completion_tokens": 0, "wall_s": 1, "lm_calls": 2, "web_searches": 2, "doc_queries": 2,
+           "dollars": 4}
+
+
+def digits(metric: str) -> int:
+    """The decimals a metric's values are shown to: rates and scores 3."""
+    return _DIGITS.get(metric, 3)
 
 
 class Share(BaseModel):

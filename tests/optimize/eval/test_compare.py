@@ -40,6 +40,9 @@ def test_the_text_table_is_aligned_and_the_markdown_lists_flips(comparison):
     text = text_table(comparison)
     header, em = (next(line for line in text.splitlines() if line.startswith(s)) for s in ("metric", "exact_match"))
     assert header.index("B-A") == em.index("+0.000") and header.index("95% CI") == em.index("[-1.000")
+    seconds = next(line for line in text.splitlines() if line.startswith("wall_s")).split()
+    assert all(cell.rstrip("],").count(".") <= 1 and len(cell.rstrip("],").split(".")[-1]) == 1
+               for cell in seconds[1:4])  # a time to tenths of a second, scores to three decimals
     markdown = to_markdown(comparison_blocks(comparison), ".")
     assert "2 flipped" in markdown and "| q1 | EM 0->1" in markdown
 
