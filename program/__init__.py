@@ -3,6 +3,10 @@
 subtle: LiteLLM (imported by DSPy) fetches its model cost map from GitHub at import time
 unless told to use the bundled copy; with no internet that import stalls. Set it before
 anything imports dspy.
+
+A compiled program is one small JSON file: MLflow's "Downloading artifacts" bar, shown when the job
+logs it or `--program runs:/...` reads it back, would only sit among a command's own lines. A user's
+own MLFLOW_ENABLE_ARTIFACTS_PROGRESS_BAR wins.
 """
 
 import importlib
@@ -14,6 +18,7 @@ import sys
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("HF_DATASETS_OFFLINE", "1")
+os.environ.setdefault("MLFLOW_ENABLE_ARTIFACTS_PROGRESS_BAR", "false")
 
 # Where modules were before program/ was regrouped into wings. A model logged to MLflow from code
 # carries a copy of `served_model.py` that imports `program.loading` and `program.served`, and a

@@ -136,3 +136,26 @@ def test_the_job_s_mlflow_store_and_model_print_no_info_lines_and_no_download_ba
     mine = subprocess.run([sys.executable, "-c", JOB_LOGGING, str(tmp_path / "again")], capture_output=True,
                           text=True, env=env | {"MLFLOW_LOGGING_LEVEL": "INFO"}, timeout=120, cwd=os.getcwd())
     assert "INFO mlflow" in mine.stderr  # a user's own level wins
+
+
+READ_BACK = """
+import sys
+from program.assembly.loading import read_state
+print(read_state(sys.argv[1])["thresholds"]["top_k"])
+"""
+
+
+def test_reading_a_logged_program_back_shows_no_download_bar(tmp_path):
+    # what `ask --program runs:/...` and the services do, in a process that never imports optimize
+    uri = f"sqlite:///{tmp_path / 'mlflow.db'}"
+    client = mlflow.MlflowClient(uri)
+    run_id = client.create_run(client.create_experiment("t", artifact_location=(tmp_path / "a").as_uri())).info.run_id
+    model_uri = log_program_model(GatedRAG(FakeSearch(DOCS), thresholds=Thresholds(top_k=7)), uri, run_id)
+    env = {k: v for k, v in os.environ.items() if not k.startswith("MLFLOW_")} | {"MLFLOW_TRACKING_URI": uri}
+    done = subprocess.run([sys.executable, "-c", READ_BACK, model_uri], capture_output=True, text=True, env=env,
+                          timeout=120, cwd=os.getcwd())
+    assert done.stdout.strip() == "7", done.stderr[-2000:]
+    assert "Downloading artifacts" not in done.stderr, done.stderr[-2000:]
+    mine = subprocess.run([sys.executable, "-c", READ_BACK, model_uri], capture_output=True, text=True, timeout=120,
+                          env=env | {"MLFLOW_ENABLE_ARTIFACTS_PROGRESS_BAR": "true"}, cwd=os.getcwd())
+    assert "Downloading artifacts" in mine.stderr  # a user's own setting wins
