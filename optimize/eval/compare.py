@@ -13,7 +13,7 @@ from pydantic import BaseModel
 from optimize.eval.document import Block, Heading, Table, Text, to_text
 from optimize.eval.records import Record, paired_scores
 from optimize.eval.stats import Estimate, paired_delta_ci
-from optimize.eval.summary import METRICS, digits
+from optimize.eval.summary import METRICS, digits, label
 
 PASS = 0.5  # composite at or above which a question counts as passed
 DELTA_HEADERS = ["metric", "A", "B", "B-A", "95% CI", ""]
@@ -83,7 +83,7 @@ def delta_rows(system: SystemComparison) -> list[list[str]]:
 
 
 def _delta_row(d: MetricDelta, k: int) -> list[str]:
-    return [d.metric, f"{d.a:.{k}f}", f"{d.b:.{k}f}", f"{d.delta.mean:+.{k}f}",
+    return [label(d.metric), f"{d.a:.{k}f}", f"{d.b:.{k}f}", f"{d.delta.mean:+.{k}f}",
             f"[{d.delta.low:+.{k}f}, {d.delta.high:+.{k}f}]", _verdict(d.delta)]
 
 

@@ -32,16 +32,11 @@ from optimize.eval.document import (
 )
 from optimize.eval.records import Record
 from optimize.eval.stats import Estimate, percentile
-from optimize.eval.summary import MAIN, METRICS, RunSummary, SystemSummary, digits
+from optimize.eval.summary import MAIN, METRICS, RunSummary, SystemSummary, digits, label
 
 FIGURES = "plots"
 # the overall table's first rows, in this order; the other metrics follow in their own table
 HEADLINE = (*MAIN, "abstained", "lm_calls", "prompt_tokens")
-LABELS = {"abstained": "abstention rate", "lm_calls": "LM calls / question", "prompt_tokens": "prompt tokens / question",
-          "completion_tokens": "completion tokens / question", "wall_s": "seconds / question",
-          "web_searches": "web searches / question", "doc_queries": "collection queries / question",
-          "dollars": "dollars / question", "priced": "share with a known price", "answer_coverage": "answer coverage",
-          "gold_citation_precision": "gold-citation precision", "latency_score": "latency score"}
 QUESTION_CHARS = 90  # a question is cut to this in the per-question table; the trace has it whole
 Traces = dict[tuple[str, str], str]  # (system, qid) -> the address of its MLflow trace
 
@@ -142,7 +137,7 @@ def _p(values: list[float], q: float) -> float | None:
 
 
 def _metrics_table(names: list[str], systems: list[SystemSummary]) -> Table:
-    rows = [[LABELS.get(m, m), *(s.metrics[m].shown(digits(m)) if s.metrics[m].n else "–" for s in systems)]
+    rows = [[label(m), *(s.metrics[m].shown(digits(m)) if s.metrics[m].n else "–" for s in systems)]
             for m in names]
     return Table(["metric", *(s.system for s in systems)], rows)
 

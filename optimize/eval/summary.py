@@ -50,6 +50,19 @@ def digits(metric: str) -> int:
     return _DIGITS.get(metric, 3)
 
 
+# a row is named for its reader; the record's field name stays the MLflow metric's
+_LABELS = {"abstained": "abstention rate", "lm_calls": "LM calls / question", "prompt_tokens": "prompt tokens / question",
+           "completion_tokens": "completion tokens / question", "wall_s": "seconds / question",
+           "web_searches": "web searches / question", "doc_queries": "collection queries / question",
+           "dollars": "dollars / question", "priced": "share with a known price", "answer_coverage": "answer coverage",
+           "gold_citation_precision": "gold-citation precision", "latency_score": "latency score"}
+
+
+def label(metric: str) -> str:
+    """A metric's name in a table: "seconds / question" for `wall_s`; the scores keep theirs (f1, composite)."""
+    return _LABELS.get(metric, metric)
+
+
 class Share(BaseModel):
     """`hits` of `n` questions; the rate is None when there were none to count."""
 
