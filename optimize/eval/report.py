@@ -32,7 +32,14 @@ from optimize.eval.document import (
 )
 from optimize.eval.records import Record
 from optimize.eval.stats import Estimate, percentile
-from optimize.eval.summary import MAIN, METRICS, RunSummary, SystemSummary, digits, label
+from optimize.eval.summary import (
+    MAIN,
+    METRICS,
+    RunSummary,
+    SystemSummary,
+    digits,
+    label,
+)
 
 FIGURES = "plots"
 # the overall table's first rows, in this order; the other metrics follow in their own table
