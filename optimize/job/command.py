@@ -119,7 +119,8 @@ def _run(config, settings, folder: Path, sets, progress: bool) -> int:
 
 
 def _finished(folder: Path, outcome: str) -> int:
-    print(outcome)
+    # the decision lines were shown as each phase decided; here they head the outcome, on stdout
+    print(f"outcome of job {folder.name}:\n{outcome}")
     print(f"compiled program: {folder / PROGRAM}\nreport: {folder / 'eval' / 'report.html'}")
     return 0
 

@@ -223,6 +223,7 @@ def test_python_m_optimize_dataset_file_trains_and_validates_on_the_file(tmp_pat
     config = json.loads((folder / "config.json").read_text())
     assert (config["dataset"], len(config["dataset_sha256"])) == (str(path.resolve()), 64)
     assert "labelled demos: 2 of 2 train questions" in err
+    assert out.startswith(f"outcome of job {folder.name}:\nprompts: ")  # a recap of what the phases decided
     written = " ".join(p.read_text(errors="replace") for p in folder.rglob("*") if p.suffix in (".json", ".jsonl"))
     assert "test 0:" not in written  # a test question is never run, recorded or shown as a demo
     selected = {json.loads(line)["qid"] for line in (folder / "select" / "results.jsonl").read_text().splitlines()}
