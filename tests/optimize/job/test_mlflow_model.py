@@ -127,7 +127,7 @@ with tracked_run(settings, folder / "run", {}) as tracking:
 
 
 def test_the_job_s_mlflow_store_and_model_print_no_info_lines_and_no_download_bar(tmp_path):
-    # a fresh process: MLflow reads its logging level and bar switch once, at import
+    # a fresh process: MLflow reads its logging level once, at import
     env = {k: v for k, v in os.environ.items() if not k.startswith("MLFLOW_")}
     done = subprocess.run([sys.executable, "-c", JOB_LOGGING, str(tmp_path)], capture_output=True, text=True,
                           env=env, timeout=120, cwd=os.getcwd())
