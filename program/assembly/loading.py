@@ -15,6 +15,7 @@ and does not save them (`GatedRAG.save()` does).
 
 from __future__ import annotations
 
+import tempfile
 import warnings
 from pathlib import Path
 from typing import Any
@@ -85,7 +86,16 @@ _Program = create_model(
 def read_state(source: str | Path) -> dict:
     """The checked saved state of the program at `source`: a program JSON, a run folder holding one,
     or an MLflow URI (`runs:/...`, `models:/...`)."""
-    path = _local_path(str(source))
+    source = str(source)
+    if not source.startswith(("models:/", "runs:/")):
+        return _read_checked(_program_file(Path(source)))
+    # subtle: left to itself, MLflow downloads into a new temporary folder at every call and
+    # never removes it: every `ask --program runs:/...` would leave one behind
+    with tempfile.TemporaryDirectory() as folder:
+        return _read_checked(_program_file(Path(_download(source, folder))))
+
+
+def _read_checked(path: Path) -> dict:
     return check_state(read_json(path, ProgramLoadError), str(path))
 
 
@@ -128,10 +138,7 @@ def apply_state(rag: GatedRAG, state: dict, where: str, serving_model: str | Non
         raise ProgramLoadError(f"{where}: not a gatedrag program this version can load ({type(error).__name__}: {error})") from None
 
 
-def _local_path(source: str) -> Path:
-    if source.startswith(("models:/", "runs:/")):
-        source = _download(source)
-    path = Path(source)
+def _program_file(path: Path) -> Path:
     if path.is_dir():
         found = [path / PROGRAM_FILE] if (path / PROGRAM_FILE).is_file() else sorted(path.rglob(PROGRAM_FILE))
         if not found:
@@ -142,11 +149,11 @@ def _local_path(source: str) -> Path:
     return path
 
 
-def _download(uri: str) -> str:
+def _download(uri: str, folder: str) -> str:
     import mlflow  # deferred: seconds to import, and only a models:/ or runs:/ URI needs it
 
     try:
-        return mlflow.artifacts.download_artifacts(artifact_uri=uri)
+        return mlflow.artifacts.download_artifacts(artifact_uri=uri, dst_path=folder)
     except Exception as error:  # noqa: BLE001 - MLflow raises many kinds; all mean "not there"
         reason = str(error).strip().splitlines()[0] if str(error).strip() else type(error).__name__
         raise ProgramLoadError(f"{uri}: cannot fetch it from MLflow: {reason}") from None

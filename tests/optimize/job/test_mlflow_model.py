@@ -4,6 +4,7 @@
 import os
 import subprocess
 import sys
+import tempfile
 import warnings
 
 import dspy
@@ -82,7 +83,7 @@ def test_a_model_logged_as_a_pickle_before_still_loads(tmp_path, monkeypatch):
     assert isinstance(loaded, GatedRAG) and loaded.thresholds.top_k == 5
 
 
-def test_a_logged_model_s_uri_is_a_program_for_every_entry_point(tmp_path):
+def test_a_logged_model_s_uri_is_a_program_for_every_entry_point(tmp_path, monkeypatch):
     from program.assembly.loading import read_state
 
     uri = f"sqlite:///{tmp_path / 'mlflow.db'}"
@@ -90,7 +91,11 @@ def test_a_logged_model_s_uri_is_a_program_for_every_entry_point(tmp_path):
     run_id = client.create_run(client.create_experiment("t", artifact_location=(tmp_path / "a").as_uri())).info.run_id
     model_uri = log_program_model(GatedRAG(FakeSearch(DOCS), thresholds=Thresholds(top_k=7)), uri, run_id)
     mlflow.set_tracking_uri(uri)
+    scratch = tmp_path / "scratch"
+    scratch.mkdir()
+    monkeypatch.setattr(tempfile, "tempdir", str(scratch))  # where MLflow and the loader put what they fetch
     assert read_state(model_uri)["thresholds"]["top_k"] == 7  # what `ask --program runs:/...` reads
+    assert not list(scratch.iterdir())  # nothing fetched is left behind, however often a service starts
 
 
 def test_logging_and_loading_the_model_print_no_mlflow_warning(tmp_path, monkeypatch):
