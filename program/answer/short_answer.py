@@ -6,8 +6,10 @@ recorded is the short answer cleaned and capped, and, when it shares no word wit
 explanation, copies an evidence line (`index «Testing Click Applications: …»`) or copies a
 passage's heading path ("4. Memcheck: a memory error detector > 4.2. Explan…": where the answer
 is, not what it is), the explanation's own answer, unless it is a number and the explanation
-states none ("3" sessions beside "pytest retains the directories according to its policy"); a
-line's source tag that opens it ("index Chief of Protocol") is dropped. Where a count is asked
+states none ("3" sessions beside "pytest retains the directories according to its policy"). A yes
+or no to a question that asks who, where or how is such a drift too ("yes", for where sperm gain
+the ability to swim, beside "Sperm motility is activated by changes in intracellular ion
+concentration [1]"). A line's source tag that opens it ("index Chief of Protocol") is dropped. Where a count is asked
 ("By default, how many listeners ...?") and the short answer is a sentence, or no number the
 explanation says ("maximum number", "1"), the one number of the sentence, or of the explanation,
 is. `None`, `null` and `0` are answers ("what does shutil.which return if no command is found?"),
@@ -47,11 +49,16 @@ _AMOUNT = re.compile(rf"[$€£]?{NUMERAL.pattern}\s?%?")
 # a span of time asked; subtle: not how many, whose count can be 1500 or 2014 with no comma
 _DURATION = re.compile(r"\bhow (long|old)\b", re.IGNORECASE)
 _SINCE = re.compile(r"\bsince\b", re.IGNORECASE)
-# a question opening with which, what or who (after at most a leading phrase) asks what its
-# opening asks: "Which tool measures how much memory ...?" wants a name, not a number
-_OPENING_ASK = re.compile(r"^\W*(?:[^,?]{1,60},\s*)?"
-                          r"(?:(?:in|on|at|by|for|from|of|to|during|since|until|under|after|before)\s+)?"
-                          r"(?=(which|what|who|whom|whose)\b)", re.IGNORECASE)
+# where a question's asking word stands: after at most a leading phrase and a preposition
+_LEAD = (r"^\W*(?:[^,?]{1,60},\s*)?"
+         r"(?:(?:in|on|at|by|for|from|of|to|during|since|until|under|after|before)\s+)?")
+# a question opening with which, what or who asks what its opening asks: "Which tool measures how
+# much memory ...?" wants a name, not a number
+_OPENING_ASK = re.compile(_LEAD + r"(?=(which|what|who|whom|whose)\b)", re.IGNORECASE)
+# a question opening with a wh-word asks for a span, which no yes or no gives
+_WH_OPENING = re.compile(_LEAD + r"(which|what|who|whom|whose|where|when|why|how)\b", re.IGNORECASE)
+# words an explanation restates its question with: the verb, articles, and pronouns for its names
+_RESTATING = frozenset("is was are were the a an of it its he she they him her them his their".split())
 _NUMBER = re.compile(r"\d|\b(one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|twenty|thirty|forty|"
                      r"fifty|hundred|thousand|million|billion|dozen|several|many|few)\b", re.IGNORECASE)
 
@@ -63,6 +70,12 @@ def says_unknown(short_answer: str) -> bool:
 def is_verdict(short_answer: str) -> bool:
     """A yes or no (true or false): an answer, but no span."""
     return short_answer.strip(" .!").lower() in VERDICTS
+
+
+def asks_span(question: str) -> bool:
+    """The question opens with a wh-word (who, where, how ...): it asks for something a yes or no
+    does not give."""
+    return bool(_WH_OPENING.match(question))
 
 
 def asks_count(question: str) -> bool:
@@ -91,14 +104,17 @@ def recorded_short_answer(question: str, short_answer: str, explanation: str, ti
     evidence line (`_copies_line`) or spans a heading-path separator of one of the shown passages'
     `titles` (`_copies_path`), "" when the explanation has none; the short answer itself when the
     explanation was cut at a quote (`_cut_at_quote`); and when the short answer shares
-    no word with the explanation and is no number it leaves unopposed (`_unopposed_number`), that
-    answer or else the short answer itself. Where a count is asked, the one number of a short
+    no word with the explanation and is no number it leaves unopposed (`_unopposed_number`), or is a
+    yes or no where the question asks for a span (`asks_span`), that answer or else the short answer
+    itself. Where a count is asked, the one number of a short
     answer that is a sentence, or else of the explanation (see `_own_count`)."""
     titles = tuple(titles)
     if _copies_line(short_answer, titles):
         return _explained(question, explanation, titles)
     short = _untagged(_clean(short_answer), explanation)
-    if says_unknown(short) or is_verdict(short) or not explanation.strip() or _cut_at_quote(explanation):
+    if says_unknown(short) or not explanation.strip() or _cut_at_quote(explanation):
+        return short
+    if is_verdict(short) and not asks_span(question):
         return short
     if asks_count(question) and (count := _own_count(question, short, explanation)):
         return count
@@ -208,9 +224,10 @@ def _own_answer(question: str, explanation: str) -> str:
     """The longest run of the explanation's first sentence made of words the question does not
     use: "The default maxsize of functools.lru_cache is 128 [2]" answers "128". Of runs as many
     words long, the one with the most characters: "To use rehype-katex, you should also use the
-    stylesheet `katex.css`" answers "katex.css", not "To"."""
+    stylesheet `katex.css`" answers "katex.css", not "To". A pronoun stands for a name the question
+    gives: "She held an office", for which office the star held, answers nothing, not "She held"."""
     first = first_sentence(strip_markers(explanation))
-    asked = _words(question) | {"is", "was", "are", "were", "the", "a", "an", "of", "it", "its"}
+    asked = _words(question) | _RESTATING
     runs, run = [], []
     for word in first.split():
         if _asked(word.strip(".,;:!?" + _QUOTES), asked):

@@ -112,6 +112,15 @@ def test_a_yes_to_a_question_that_asks_no_yes_or_no_is_read_again_by_the_judge()
     assert result.short_answer == "Shirley Temple"
 
 
+def test_a_yes_to_a_question_asking_where_is_answered_by_its_explanation_with_no_judge():
+    born = passage("Shirley Temple", "Shirley Temple was born in Santa Monica, California.", similarity=0.6)
+    said = draft("yes", "Shirley Temple was born in Santa Monica, California [1].")
+    result = run(scripted_lm(said), docs=[born, *FLAT[1:]], question="Where was Shirley Temple born?")
+    assert rules(result) == ["ambiguous", "reader_supported"]
+    assert result.short_answer == "in Santa Monica, California" and not result.abstained
+    assert result.trace.steps[2].lm_short_answer == "yes" and result.trace.resources.lm.calls == 1
+
+
 def test_the_judges_gaps_re_query_the_collection_without_a_rewrite_call():
     search = FakeSearch(FLAT + [passage("Protocol", "Protocol chiefs such as Shirley Temple lead diplomatic ceremonies.",
                                         similarity=0.6)])

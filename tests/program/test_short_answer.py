@@ -64,6 +64,20 @@ def test_a_short_answer_that_agrees_is_kept_as_it_is():
 
 def test_a_yes_or_no_stands_beside_an_explanation_that_never_says_it():
     assert recorded_short_answer("Were both American?", "yes", "Both are American [1][3].") == "yes"
+    assert recorded_short_answer("In Amazon RDS, can I stop an instance?", "yes", "You can stop it for 7 days [1].") == "yes"
+    # a query that asks nothing outright is left as it was
+    assert recorded_short_answer("1st battalion king's own", "yes", "It was stationed in Malta [1].") == "yes"
+
+
+def test_a_yes_or_no_to_a_question_asking_for_a_span_takes_the_explanation_s_answer():
+    said = "Sperm motility is activated by changes in intracellular ion concentration [1]. As a result, it moves [1]."
+    where = "where do sperm gain the ability to swim"
+    assert recorded_short_answer(where, "yes", said) == "activated by changes in intracellular ion concentration"
+    assert recorded_short_answer("In which year did it open?", "No", "It opened in 1998 [2].") == "1998"
+    # a count asked takes the explanation's one number
+    assert recorded_short_answer("How many episodes is Superman in?", "yes", "Superman appears in 3 episodes [1].") == "3"
+    # an explanation that says yes too has nothing else to give
+    assert recorded_short_answer("Who wrote it?", "yes", "Yes [1].") == "yes"
 
 
 def test_a_quoted_span_is_unquoted_and_capped_at_a_word_boundary():
