@@ -30,6 +30,7 @@ from py_rust_stemmers import SnowballStemmer
 from program.answer.short_answer import (
     VERDICTS,
     asks_count,
+    asks_yes_or_no,
     dates_a_duration,
     is_verdict,
     question_writes,
@@ -53,10 +54,6 @@ _ASKING = frozenset("any both but besides during many much same someone somethin
 _NAME = re.compile(r"[a-z][a-z0-9_.-]*")
 # questions whose answer is one of their own names
 _CHOICE = re.compile(r"\b(or|both|either|neither|same|between|which (one|of))\b", re.IGNORECASE)
-# a question that asks yes or no opens with an auxiliary or modal verb, after at most a leading
-# phrase ("In Amazon RDS, can I ..."); any other question or search query asks for a span
-_POLAR = re.compile(r"^\W*(?:[^,?]{1,60},\s*)?(is|are|was|were|am|do|does|did|can|could|will|would|shall|should|may|"
-                    r"might|must|has|have|had)\b", re.IGNORECASE)
 # an auxiliary's forms are one word when a short answer is checked for restating its question:
 # "... had an effect on Texas" restates "why did ... have an effect on Texas"
 _AUXILIARIES = {"had": "have", "has": "have", "having": "have", "did": "do", "does": "do", "done": "do",
@@ -360,7 +357,7 @@ def fits_question(short_answer: str, question: str) -> bool:
     ability to swim?" is not answered "yes"), and one of the options where it offers some
     ("Annie Richardson" is neither Annie Morton nor Terry Richardson)."""
     if is_verdict(short_answer):
-        return bool(_POLAR.match(question))
+        return asks_yes_or_no(question)
     if (options := offered(question)) and not any(mentions(o, short_answer) or mentions(short_answer, o) for o in options):
         return False
     if _echoes(short_answer, question) and not _CHOICE.search(question):

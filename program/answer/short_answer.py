@@ -49,14 +49,22 @@ _AMOUNT = re.compile(rf"[$€£]?{NUMERAL.pattern}\s?%?")
 # a span of time asked; subtle: not how many, whose count can be 1500 or 2014 with no comma
 _DURATION = re.compile(r"\bhow (long|old)\b", re.IGNORECASE)
 _SINCE = re.compile(r"\bsince\b", re.IGNORECASE)
-# where a question's asking word stands: after at most a leading phrase and a preposition
-_LEAD = (r"^\W*(?:[^,?]{1,60},\s*)?"
-         r"(?:(?:in|on|at|by|for|from|of|to|during|since|until|under|after|before)\s+)?")
+# a question asks after at most a leading phrase ("In Amazon RDS, can I ...")
+_LEADING_PHRASE = r"^\W*(?:[^,?]{1,60},\s*)?"
+# and a preposition ("In which year ...")
+_LEAD = _LEADING_PHRASE + r"(?:(?:in|on|at|by|for|from|of|to|during|since|until|under|after|before)\s+)?"
+_AUXILIARY = r"(?:is|are|was|were|am|do|does|did|can|could|will|would|shall|should|may|might|must|has|have|had)\b"
+# a question that asks yes or no opens with an auxiliary or modal verb; any other question or
+# search query asks for a span
+_POLAR = re.compile(_LEADING_PHRASE + _AUXILIARY, re.IGNORECASE)
 # a question opening with which, what or who asks what its opening asks: "Which tool measures how
 # much memory ...?" wants a name, not a number
 _OPENING_ASK = re.compile(_LEAD + r"(?=(which|what|who|whom|whose)\b)", re.IGNORECASE)
-# a question opening with a wh-word asks for a span, which no yes or no gives
-_WH_OPENING = re.compile(_LEAD + r"(which|what|who|whom|whose|where|when|why|how)\b", re.IGNORECASE)
+# a question asking for a span: which, what or who, or where, when, why or how asking ("where do
+# sperm gain ...", "how many ..."), not opening a clause ("when individuals buy a program, they ...")
+_WH_OPENING = re.compile(_LEAD + r"(?:(?:which|what|who|whom|whose)\b|(?:where|when|why|how)(?:'s\b|\s+"
+                         r"(?:to\b|(?:many|much|long|old|far|often|tall|big|large)\b|" + _AUXILIARY + ")))",
+                         re.IGNORECASE)
 # words an explanation restates its question with: the verb, articles, and pronouns for its names
 _RESTATING = frozenset("is was are were the a an of it its he she they him her them his their".split())
 _NUMBER = re.compile(r"\d|\b(one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|twenty|thirty|forty|"
@@ -72,9 +80,13 @@ def is_verdict(short_answer: str) -> bool:
     return short_answer.strip(" .!").lower() in VERDICTS
 
 
+def asks_yes_or_no(question: str) -> bool:
+    return bool(_POLAR.match(question))
+
+
 def asks_span(question: str) -> bool:
-    """The question opens with a wh-word (who, where, how ...): it asks for something a yes or no
-    does not give."""
+    """The question opens asking who, what, which, or where, when, why or how (followed by an
+    auxiliary, "to" or a measure): it asks for something a yes or no does not give."""
     return bool(_WH_OPENING.match(question))
 
 

@@ -65,8 +65,10 @@ def test_a_short_answer_that_agrees_is_kept_as_it_is():
 def test_a_yes_or_no_stands_beside_an_explanation_that_never_says_it():
     assert recorded_short_answer("Were both American?", "yes", "Both are American [1][3].") == "yes"
     assert recorded_short_answer("In Amazon RDS, can I stop an instance?", "yes", "You can stop it for 7 days [1].") == "yes"
-    # a query that asks nothing outright is left as it was
+    # a query that asks nothing outright is left as it was, and so is one whose "when" opens a clause
     assert recorded_short_answer("1st battalion king's own", "yes", "It was stationed in Malta [1].") == "yes"
+    clause = "when individuals buy a computer program they buy a license to"
+    assert recorded_short_answer(clause, "yes", "Computers came in the early 1980s [1].") == "yes"
 
 
 def test_a_yes_or_no_to_a_question_asking_for_a_span_takes_the_explanation_s_answer():
