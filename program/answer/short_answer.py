@@ -9,11 +9,11 @@ is, not what it is), the explanation's own answer, unless it is a number and the
 states none ("3" sessions beside "pytest retains the directories according to its policy"). A yes
 or no to a question that asks who, where or how is such a drift too ("yes", for where sperm gain
 the ability to swim, beside "Sperm motility is activated by changes in intracellular ion
-concentration [1]"). A line's source tag that opens it ("index Chief of Protocol") is dropped. Where a count is asked
-("By default, how many listeners ...?") and the short answer is a sentence, or no number the
-explanation says ("maximum number", "1"), the one number of the sentence, or of the explanation,
-is. `None`, `null` and `0` are answers ("what does shutil.which return if no command is found?"),
-not refusals. No LM, no I/O.
+concentration [1]"). A line's source tag that opens it ("index Chief of Protocol") is dropped.
+Where a count is asked ("By default, how many listeners ...?") and the short answer is a
+sentence, or no number the explanation says ("maximum number", "1"), the one number of the
+sentence, or of the explanation, is. `None`, `null` and `0` are answers ("what does shutil.which
+return if no command is found?"), not refusals. No LM, no I/O.
 """
 
 from __future__ import annotations
@@ -81,6 +81,7 @@ def is_verdict(short_answer: str) -> bool:
 
 
 def asks_yes_or_no(question: str) -> bool:
+    """The question opens with an auxiliary or modal verb ("Were both ...?", "In Amazon RDS, can I ...?")."""
     return bool(_POLAR.match(question))
 
 
