@@ -59,10 +59,11 @@ _AUXILIARY = r"(?:is|are|was|were|am|do|does|did|can|could|will|would|shall|shou
 _POLAR = re.compile(_LEADING_PHRASE + _AUXILIARY, re.IGNORECASE)
 # a question opening with which, what or who asks what its opening asks: "Which tool measures how
 # much memory ...?" wants a name, not a number
-_OPENING_ASK = re.compile(_LEAD + r"(?=(which|what|who|whom|whose)\b)", re.IGNORECASE)
+_NAMING = r"(?:which|what|who|whom|whose)\b"
+_OPENING_ASK = re.compile(_LEAD + r"(?=" + _NAMING + ")", re.IGNORECASE)
 # a question asking for a span: which, what or who, or where, when, why or how asking ("where do
 # sperm gain ...", "how many ..."), not opening a clause ("when individuals buy a program, they ...")
-_WH_OPENING = re.compile(_LEAD + r"(?:(?:which|what|who|whom|whose)\b|(?:where|when|why|how)(?:'s\b|\s+"
+_WH_OPENING = re.compile(_LEAD + r"(?:" + _NAMING + r"|(?:where|when|why|how)(?:'s\b|\s+"
                          r"(?:to\b|(?:many|much|long|old|far|often|tall|big|large)\b|" + _AUXILIARY + ")))",
                          re.IGNORECASE)
 # words an explanation restates its question with: the verb, articles, and pronouns for its names
