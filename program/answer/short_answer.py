@@ -38,9 +38,11 @@ LIMIT = 80  # the signatures' ShortAnswer cap, which the LM's grammar does not a
 _ECHO = re.compile(r"^\W*(\[\d+\]\s*)?(index|web)\b[^«\n]{0,80}«")
 # a line's source tag alone, as it opens a copied line: `index`, or `web` and a host
 _TAG = re.compile(r"^\W*(?:\[\d+\]\s*)?(?:index|web(?:\s+[\w-]+(?:\.[\w-]+)+)?)\s+")
+# a measure "how" asks for: how many, how long ...
+_MEASURE = r"(?:many|much|long|old|far|tall|big|large)\b"
 # subtle: documentation asks counts as "what is the maximum number of …" (quotas, limits, defaults);
 # up to three words may qualify it ("Amazon Forecast's maximum number of columns")
-_COUNTING = re.compile(r"\bhow (many|much|long|old|far|tall|big|large)\b|\b(what|which) year\b"
+_COUNTING = re.compile(r"\bhow " + _MEASURE + r"|\b(what|which) year\b"
                        r"|\bwhat (percentage|proportion|fraction)\b"
                        r"|\b(what|which) (is|are|was|were) (?:[\w'’-]+ ){0,3}?(number|count|percentage|amount) of\b",
                        re.IGNORECASE)
@@ -64,7 +66,7 @@ _OPENING_ASK = re.compile(_LEAD + r"(?=" + _NAMING + ")", re.IGNORECASE)
 # a question asking for a span: which, what or who, or where, when, why or how asking ("where do
 # sperm gain ...", "how many ..."), not opening a clause ("when individuals buy a program, they ...")
 _WH_OPENING = re.compile(_LEAD + r"(?:" + _NAMING + r"|(?:where|when|why|how)(?:'s\b|\s+"
-                         r"(?:to\b|(?:many|much|long|old|far|often|tall|big|large)\b|" + _AUXILIARY + ")))",
+                         r"(?:to\b|often\b|" + _MEASURE + "|" + _AUXILIARY + ")))",
                          re.IGNORECASE)
 # words an explanation restates its question with: the verb, articles, and pronouns for its names
 _RESTATING = frozenset("is was are were the a an of it its he she they him her them his their".split())
