@@ -79,6 +79,8 @@ class _Entity:
     end: int
 
 
+# subtle: cached because the threshold replay plans the same questions in every trial
+@functools.lru_cache(maxsize=4096)
 def rule_based_plan(question: str, max_queries: int = 3) -> Plan:
     """Sub-queries, type and key concepts for the question, from surface patterns alone."""
     entities = _entities(question)
@@ -95,6 +97,8 @@ def rule_based_plan(question: str, max_queries: int = 3) -> Plan:
     return Plan(_finish(queries, question, max_queries), query_type, tuple(e.name for e in entities))
 
 
+# subtle: cached because the gate asks it of the question at every decision
+@functools.lru_cache(maxsize=4096)
 def compared_names(question: str) -> tuple[str, ...]:
     """The two names a comparison question compares ("Who is older, Annie Morton or Terry
     Richardson?"); empty for any other question."""

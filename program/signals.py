@@ -303,7 +303,7 @@ def answer_reached(short_answer: str, cited: list[Passage], pool: list[Passage],
     found = _sources(wanted, [f"{p.title} {p.text}" for p in cited])
     if not found:
         return True
-    reached = _reached(names, pool)
+    reached = _reached(tuple(names), tuple(pool))
     return any(cited[i].chunk_id in reached for i in found)
 
 
@@ -314,7 +314,14 @@ def _sources(wanted: set[str], texts: list[str]) -> list[int]:
     return [i for i, share in enumerate(shares) if share == best] if best > 0.0 else []
 
 
-def _reached(names: list[str], pool: list[Passage]) -> set[str]:
+def _reach_key(names: tuple[str, ...], pool: tuple[Passage, ...]) -> tuple:
+    return names, _passages_key(pool)
+
+
+# subtle: cached because the gate asks it at every decision, and the threshold replay of the same
+# pools in every trial; the hops pair every passage with every other
+@cachetools.cached(cachetools.LRUCache(maxsize=8192), key=_reach_key, lock=threading.Lock())
+def _reached(names: tuple[str, ...], pool: tuple[Passage, ...]) -> frozenset[str]:
     """The chunk ids of the pool's passages reached from the names: those mentioning one, then,
     round by round, those linked to a reached passage (either one names the other's subject)."""
     reached = {p.chunk_id for p in pool if any(loosely_mentions(n, " ".join((*subjects(p), p.text))) for n in names)}
@@ -323,7 +330,7 @@ def _reached(names: list[str], pool: list[Passage]) -> set[str]:
     while frontier:
         frontier = [p for p in pool if p.chunk_id not in reached and any(_linked(p, q, called) for q in frontier)]
         reached |= {p.chunk_id for p in frontier}
-    return reached
+    return frozenset(reached)
 
 
 def _linked(p: Passage, q: Passage, called: dict[str, list[str]]) -> bool:
@@ -342,7 +349,13 @@ def _span_stems(short_answer: str) -> set[str]:
 
 
 def _share(wanted: set[str], text: str) -> float:
-    return len(wanted & {_span_term(w) for w in terms(text)}) / len(wanted)
+    return len(wanted & _text_stems(text)) / len(wanted)
+
+
+@functools.lru_cache(maxsize=16384)
+def _text_stems(text: str) -> frozenset[str]:
+    # subtle: cached because each draft's support and source checks stem the same passages again
+    return frozenset(_span_term(w) for w in terms(text))
 
 
 def _span_term(word: str) -> str:
@@ -447,9 +460,12 @@ class Reading:
 
 def _pool_key(question: str, entities: tuple[str, ...], pool: tuple[Passage, ...], searched_web: frozenset[str],
               queries: tuple[str, ...]) -> tuple:
-    # every field of a passage the reading reads (its vector it does not); a string's hash is cached
-    passages = tuple((p.chunk_id, p.title, p.text, p.origin, tuple(p.heading_path)) for p in pool)
-    return question, entities, passages, searched_web, queries
+    return question, entities, _passages_key(pool), searched_web, queries
+
+
+def _passages_key(pool: tuple[Passage, ...]) -> tuple:
+    # every field of a passage the readings read (its vector they do not); a string's hash is cached
+    return tuple((p.chunk_id, p.title, p.text, p.origin, tuple(p.heading_path)) for p in pool)
 
 
 # subtle: the threshold replay re-reads the same pools under hundreds of thresholds; reading
