@@ -344,8 +344,8 @@ def _link_names(p: Passage) -> list[str]:
     return list(dict.fromkeys(part for subject in subjects(p) for part in (subject, subject.split(", ")[0])))
 
 
-def _span_stems(short_answer: str) -> set[str]:
-    return {_span_term(w) for w in terms(short_answer)} - VERDICTS
+def _span_stems(short_answer: str) -> frozenset[str]:
+    return _text_stems(short_answer) - VERDICTS
 
 
 def _share(wanted: set[str], text: str) -> float:
