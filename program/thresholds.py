@@ -48,7 +48,7 @@ class Thresholds(BaseModel):
                             "diminishing returns")
     locality_similarity: float = Field(0.6, ge=-1.0, le=1.0, description="a hit at least this similar is strong: its "
                                        "neighbouring chunks are tried before any LM rewrite")
-    # the judge, called only in the ambiguous band
+    # the judge, called only where the reader said "unknown" over a clear hit
     answer_confidence: float = Field(0.7, ge=0.0, le=1.0, description="judge confidence at or above which a "
                                      "sufficient verdict answers")
     off_topic_similarity: float = Field(0.3, ge=-1.0, le=1.0, description="a question whose best hit is under "
@@ -60,12 +60,12 @@ class Thresholds(BaseModel):
                                   "nothing on what it names: the loop abstains with no LM call; 0 never does")
     answer_source_similarity: float = Field(0.3, ge=-1.0, le=1.0, description="a short answer read from a passage "
                                             "less similar than this to the query that found it answers nothing (a span "
-                                            "from a passage about something else): the judge reads again, or the loop "
-                                            "abstains. Apart from `off_topic_similarity`, so a corpus whose unanswerable "
-                                            "questions sit on topic can raise it without refusing any unread question")
+                                            "from a passage about something else): the loop abstains. Apart from "
+                                            "`off_topic_similarity`, so a corpus whose unanswerable questions sit on topic "
+                                            "can raise it without refusing any unread question")
     answer_support: float = Field(0.5, ge=0.0, le=1.0, description="share of a short answer's words that one of the "
                                   "passages it cites must use; under it the answer is not in its evidence, and the "
-                                  "judge reads again (or the loop abstains)")
+                                  "loop abstains")
     web_gap_similarity: float = Field(0.55, ge=-1.0, le=1.0, description="a sub-query the collection has no page "
                                       "for goes to the web only when the question's best hit is under this")
     # budgets

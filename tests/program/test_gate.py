@@ -335,37 +335,34 @@ def test_a_comparison_side_is_pageless_by_the_pool_s_subjects():
     assert s.compared_pageless == ("Annie Morton",)
 
 
-def test_a_draft_whose_short_answer_no_cited_passage_uses_is_read_again_then_refused():
+def test_a_draft_whose_short_answer_no_cited_passage_uses_is_refused_with_no_judge_call():
     draft = Progress(has_draft=True, draft_current=True, answer_support=0.0)
-    again = decide(signals(), draft, NO_WEB, T)
-    assert (again.action, again.rule) == ("judge", "answer_unsupported")
-    judged = replace(draft, verdict=Verdict(True, 0.9))
-    d = decide(signals(), judged, NO_WEB, T)
-    assert (d.action, d.rule, d.ended) == ("abstain", "answer_unsupported", "abstained")
-    supported = replace(judged, answer_support=0.5)
-    assert decide(signals(), supported, NO_WEB, T).action == "answer"
-
-
-def test_a_span_read_from_an_off_topic_passage_is_read_again_then_refused():
-    # "Mauna Kea", for where life is found around hydrothermal vents, from a passage 0.27 similar
-    draft = Progress(has_draft=True, draft_current=True, answer_support=1.0, answer_similarity=0.27)
-    again = decide(signals(), draft, NO_WEB, T)
-    assert (again.action, again.rule) == ("judge", "answer_unsupported") and "off topic (similarity 0.27)" in again.reason
+    for budget in (NO_WEB, FULL):  # a judge call left in the budget changes nothing
+        d = decide(signals(), draft, budget, T)
+        assert (d.action, d.rule, d.ended) == ("abstain", "answer_unsupported", "abstained")
+    assert decide(signals(), replace(draft, answer_support=0.5), NO_WEB, T).action == "answer"
+    # a judge's draft over the same evidence is held to the same bar
     judged = replace(draft, verdict=Verdict(True, 0.9))
     assert decide(signals(), judged, NO_WEB, T).rule == "answer_unsupported"
+    assert decide(signals(), replace(judged, answer_support=0.5), NO_WEB, T).action == "answer"
+
+
+def test_a_span_read_from_an_off_topic_passage_is_refused():
+    # "Mauna Kea", for where life is found around hydrothermal vents, from a passage 0.27 similar
+    draft = Progress(has_draft=True, draft_current=True, answer_support=1.0, answer_similarity=0.27)
+    d = decide(signals(), draft, NO_WEB, T)
+    assert (d.action, d.rule) == ("abstain", "answer_unsupported") and "off topic (similarity 0.27)" in d.reason
     for known in (0.3, None):  # on topic, or a web page whose similarity nothing measured
-        assert decide(signals(), replace(judged, answer_similarity=known), NO_WEB, T).action == "answer"
+        assert decide(signals(), replace(draft, answer_similarity=known), NO_WEB, T).action == "answer"
 
 
-def test_a_span_from_a_passage_no_question_name_leads_to_is_read_again_then_refused():
+def test_a_span_from_a_passage_no_question_name_leads_to_is_refused():
     # "Phil Mitchell", a soap character, for who wrote a song on Phil Spector's box set
     draft = Progress(has_draft=True, draft_current=True, answer_support=1.0, answer_similarity=0.45,
                      answer_reached=False)
-    again = decide(signals(), draft, NO_WEB, T)
-    assert (again.action, again.rule) == ("judge", "answer_unsupported") and "none of the question's names" in again.reason
-    judged = replace(draft, verdict=Verdict(True, 0.9))
-    assert decide(signals(), judged, NO_WEB, T).rule == "answer_unsupported"
-    assert decide(signals(), replace(judged, answer_reached=True), NO_WEB, T).action == "answer"
+    d = decide(signals(), draft, NO_WEB, T)
+    assert (d.action, d.rule) == ("abstain", "answer_unsupported") and "none of the question's names" in d.reason
+    assert decide(signals(), replace(draft, answer_reached=True), NO_WEB, T).action == "answer"
 
 
 def test_the_answer_source_bar_is_apart_from_the_bar_for_refusing_unread():

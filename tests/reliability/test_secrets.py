@@ -26,7 +26,7 @@ from program.serving.answerer import Answerer
 from tests.conftest import FakeWeb, scripted_lm
 from tests.optimize.conftest import examples, result, score
 from tests.program.serving.test_service import serving
-from tests.program.test_loop import WEB, draft, run, verdict
+from tests.program.test_loop import CLIFF, UNKNOWN, WEB, draft, run, verdict
 from tests.reliability.canaries import CANARIES, LEAK, hits
 
 
@@ -74,9 +74,9 @@ def test_result_warnings_never_show_a_key(config):
         def search(self, query, max_results=None, seconds_left=None):
             raise WebSearchError(LEAK)
 
-    guess = draft("Prime Minister", "Prime Minister [1].")  # no passage uses it: the judge is asked, and names a gap
-    lm = scripted_lm(guess, verdict(False, 0.1, ["w"]), draft("Shirley Temple", "Shirley Temple [1]."))
-    searched = run(lm, web=LeakyWeb(WEB))
+    # an "unknown" over a clear hit: the judge is asked, and names a gap the web is searched for
+    lm = scripted_lm(UNKNOWN, verdict(False, 0.1, ["w"]), draft("Shirley Temple", "Shirley Temple [1]."))
+    searched = run(lm, docs=CLIFF, web=LeakyWeb(WEB))
     assert stopped.trace.ended == "error" and any(MARKER in w for w in searched.warnings)
     assert hits(stopped.model_dump_json() + searched.model_dump_json()) == []
 

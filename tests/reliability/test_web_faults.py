@@ -16,7 +16,7 @@ from program.retrieval import web_retry
 from program.retrieval.web_search import TavilyWeb, WebSearchError
 from tests.conftest import FakeSearch, scripted_lm
 from tests.program.retrieval.fake_tavily import FakeTavily
-from tests.program.test_loop import FLAT, QUESTION, verdict
+from tests.program.test_loop import CLIFF, QUESTION, UNKNOWN, verdict
 
 
 @pytest.fixture
@@ -84,9 +84,9 @@ def test_with_too_little_time_left_no_request_is_made(tmp_path, tavily):
 
 def test_the_loop_gives_a_hanging_web_only_the_questions_time(tmp_path, tavily):
     tavily.mode = "hang"
-    guess = {"short_answer": "Prime Minister", "answer": "Prime Minister [1]."}  # unsupported: the judge is asked
-    lm = scripted_lm(guess, verdict(False, 0.1, ["Shirley Temple career"]))
-    rag = GatedRAG(FakeSearch(FLAT), web=web(tmp_path, tavily, timeout_s=20))
+    # an "unknown" over a clear hit: the judge is asked, and names a gap the web is searched for
+    lm = scripted_lm(UNKNOWN, verdict(False, 0.1, ["Shirley Temple career"]))
+    rag = GatedRAG(FakeSearch(CLIFF), web=web(tmp_path, tavily, timeout_s=20))
     started = time.monotonic()
     with dspy.context(lm=lm, adapter=lm.adapter):
         result = rag(question=QUESTION, time_limit_s=3.0).result

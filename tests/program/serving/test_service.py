@@ -226,11 +226,12 @@ def test_requests_beyond_the_pending_limit_get_503(tmp_path):
 
 def test_concurrent_requests_keep_their_own_settings(tmp_path):
     config = settings(tmp_path, serve_lm_slots=4)
-    rag = GatedRAG(FakeSearch(DOCS))
+    clear = [DOCS[0].model_copy(update={"similarity": 0.8}), DOCS[1].model_copy(update={"similarity": 0.3})]
+    rag = GatedRAG(FakeSearch(clear))
     before = rag.thresholds.model_copy()
-    guess = {"short_answer": "Prime Minister", "answer": "Prime Minister [1]."}  # unsupported: the judge is asked
-    answerer = Answerer(lambda: Engine(rag, signature_lm(answer=guess, judged=verdict(False, 0.2, ["more"], answer=guess))),
-                        config)
+    unknown = {"short_answer": "unknown", "answer": "The passages do not say [1]."}  # over a clear hit: the judge is asked
+    answerer = Answerer(lambda: Engine(rag, signature_lm(answer=unknown, judged=verdict(False, 0.2, ["more"],
+                                                                                        answer=unknown))), config)
 
     def ask(client, i):
         budget = 0 if i % 2 else None
