@@ -116,8 +116,8 @@ def _next(s: Signals, p: Progress, b: Budget, t: Thresholds) -> Decision:
     verdict = p.verdict
     if verdict is not None and not verdict.readable:
         return _finish("judge_unreadable", "the judge's output could not be read; answering from the evidence", p, t)
-    # subtle: the judge once read such a draft again. On the four corpora (190 questions) it did so for 50,
-    # a quarter of their LM time, and none of the 7 answers it gave was right (F1 under 0.5)
+    # subtle: the judge once read such a draft again. On the four corpora it did so for 50 of 190 questions,
+    # a second LM call each, and none of the 7 answers it gave was right (F1 under 0.5)
     if _unsupported(p, t) and verdict is None:
         return Decision("abstain", "answer_unsupported", f"{_unsupported_reason(p, t)}: that is no answer",
                         ended="abstained")
