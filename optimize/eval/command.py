@@ -52,7 +52,7 @@ def eval_command(args: argparse.Namespace) -> int:
         with configure_lm(settings, cache=config.cache) as handle:
             params = {f"threshold.{k}": v for k, v in programs[next(iter(programs))].thresholds.model_dump().items()}
             summary = run_eval(config, settings, folder, programs, examples, _scorer(config.judge, handle.lm), threads,
-                               params, args.progress)
+                               params, args.progress, cold_start=handle.empty_prompt_cache)
     except KeyboardInterrupt:
         print(f"\ninterrupted: finished questions are saved in {folder / RESULTS}; run the same command to resume",
               file=sys.stderr)

@@ -8,6 +8,7 @@ what it recovered, and keeps that in summary.json (`recovered`).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 
 import dspy
@@ -27,9 +28,11 @@ RESULTS = "results.jsonl"
 
 def run_eval(config: EvalConfig, settings: Settings, folder: Path, programs: dict[str, dspy.Module],
              examples: list[dspy.Example], score: Score, threads: int = 1, params: dict | None = None,
-             progress: bool = True, announce: bool = True) -> RunSummary:
-    """Run each program over `examples`, resuming from the folder's log. `announce` says what a resume
-    kept, on stderr; a caller that seeded the log itself says what it seeded instead."""
+             progress: bool = True, announce: bool = True, cold_start: Callable[[], object] = lambda: None
+             ) -> RunSummary:
+    """Run each program over `examples`, resuming from the folder's log, each after `cold_start`
+    (see `run_examples`). `announce` says what a resume kept, on stderr; a caller that seeded the
+    log itself says what it seeded instead."""
     folder.mkdir(parents=True, exist_ok=True)
     write_atomic(folder / "config.json", config.model_dump_json(indent=2))
     log = RecordLog(folder / RESULTS)
@@ -38,7 +41,8 @@ def run_eval(config: EvalConfig, settings: Settings, folder: Path, programs: dic
         records: list[Record] = []
         for name, program in programs.items():
             records += run_examples(program, examples, name, log, score, threads, config.time_limit_s, progress,
-                                    hide_gold=config.hide_gold, finished=lambda r: tracking.log_trace(r, folder))
+                                    hide_gold=config.hide_gold, finished=lambda r: tracking.log_trace(r, folder),
+                                    cold_start=cold_start)
         _trace_untraced(records, folder, tracking)
         summary = summarize(records, config.run_id, split=config.split, dataset=config.dataset,
                             program=config.program, profile=config.profile, model=config.model, judge=config.judge,

@@ -57,12 +57,16 @@ class _Crash:
 
 def run_examples(program: dspy.Module, examples: list[dspy.Example], system: str, log: RecordLog, score: Score,
                  threads: int = 1, time_limit_s: float | None = None, progress: bool = True,
-                 hide_gold: bool = False, finished: Callable[[Record], object] = lambda record: None) -> list[Record]:
+                 hide_gold: bool = False, finished: Callable[[Record], object] = lambda record: None,
+                 cold_start: Callable[[], object] = lambda: None) -> list[Record]:
     """Every example's record for `system`, in example order: resumed from the log or run now.
-    `finished` sees each record run now, as written."""
+    `cold_start` runs once before any example runs (it empties the LM's prompt cache, so that no
+    system is timed on prompts another one computed); `finished` sees each record run now, as written."""
     wanted = {e.qid for e in examples}
     records = {r.qid: r for r in log.read() if r.system == system and r.qid in wanted}
     todo = [e for e in examples if e.qid not in records]
+    if todo:
+        cold_start()
     hard_s = max(time_limit_s * HARD_FACTOR, time_limit_s + HARD_GRACE_S) if time_limit_s else None
     # a system whose questions all resumed from the log gets no bar: a full one would say it just ran them
     with tqdm(total=len(examples), initial=len(records), desc=system, disable=not progress or not todo,

@@ -40,6 +40,7 @@ import shutil
 import statistics
 import sys
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -168,6 +169,7 @@ class Job:
     tracking: EvalTracking
     progress: bool = True
     teacher: dspy.LM | None = None  # bootstraps demos and proposes instructions; the configured LM is the student
+    cold_start: Callable[[], object] = lambda: None  # before each system's run: see `run_examples`
     _searched: dict[int, GatedRAG] = field(default_factory=dict, init=False, repr=False)  # see `_remembering`
 
     def run(self, uncompiled: GatedRAG, sets: JobSets) -> Outcome:
@@ -386,7 +388,7 @@ class Job:
         with dspy.context(lm=dspy.settings.lm.copy(cache=False), callbacks=callbacks):
             return run_examples(self._remembering(program), select, system, RecordLog(folder / RESULTS),
                                 self._score(), 1, self.config.time_limit_s, self.progress,
-                                finished=self.tracking.log_trace)
+                                finished=self.tracking.log_trace, cold_start=self.cold_start)
 
     def _remembering(self, program: GatedRAG) -> GatedRAG:
         """`program` searching through the job's one memo (`remembering_searches`): the select runs
@@ -421,7 +423,8 @@ class Job:
                             time_limit_s=self.config.time_limit_s, program=self.folder.name, cache=False,
                             reranker=self.settings.reranker)
         summary = run_eval(config, self.settings, self.folder / name, programs, examples, self._score(),
-                           params={"job": self.folder.name}, progress=self.progress, announce=announce)
+                           params={"job": self.folder.name}, progress=self.progress, announce=announce,
+                           cold_start=self.cold_start)
         for system in summary.systems:
             values = {f"{system.system}.{k}": e.mean for k, e in system.metrics.items()}
             self.tracking.log_metrics(values | {f"{system.system}.latency_p50_s": system.latency_p50_s}, step=step)

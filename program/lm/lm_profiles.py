@@ -29,6 +29,13 @@ class LMHandle:
     description: str
     _server: LocalServer | None = field(default=None, repr=False)
 
+    def empty_prompt_cache(self) -> None:
+        """Forget every prompt served so far, so that the next run of the same questions pays for its
+        own: a comparison's second system would otherwise be served the first one's prompts."""
+        # an API model's provider-side cache cannot be emptied; there is nothing of ours to forget
+        if self._server is not None:
+            self._server.empty_prompt_cache()
+
     def close(self) -> None:
         self.lm.close()
         if self._server is not None:

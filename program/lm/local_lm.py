@@ -134,7 +134,9 @@ class LocalServer:
     One slot (`n_parallel=1`): on 2 CPU cores parallel slots only split the same compute.
     Prompt caching is on twice over: `cache_prompt` reuses the slot's KV prefix, and the
     host-memory cache (`cache_ram_mib`) keeps earlier prompts so that predictors with
-    different instructions, called in turn, each find their prefix again.
+    different instructions, called in turn, each find their prefix again. A comparison empties
+    both before each system (`empty_prompt_cache`): the same questions asked again would
+    otherwise be served the prompts the system before computed.
     """
 
     def __init__(self, model_path: Path, *, n_ctx: int = 4096, threads: int | None = None,
@@ -143,15 +145,29 @@ class LocalServer:
             import xllamacpp  # deferred: an optional extra ('gatedrag[local]'), absent for API-only users
         except ImportError as err:
             raise ModelNotInstalledError("xllamacpp is not installed; run: pip install 'gatedrag[local]'") from err
-        params = _server_params(xllamacpp.CommonParams(), Path(model_path), n_ctx,
-                                threads or _available_cores(), cache_ram_mib, verbose)
+        self._params = _server_params(xllamacpp.CommonParams(), Path(model_path), n_ctx,
+                                      threads or _available_cores(), cache_ram_mib, verbose)
+        self._serve, self._ready_timeout_s = xllamacpp.Server, ready_timeout_s
+        self._start()
+        self._params.port = int(self.base_url.rsplit(":", 1)[1])  # a restart keeps the clients' URL
+
+    def empty_prompt_cache(self) -> None:
+        """Restart the server on the same port, so that no prompt computed before is served again.
+
+        subtle: a restart is the only way: the slots' `erase` action empties the slot but leaves the
+        host-memory cache, which then restored a 1,065-token prompt in 0.5 s instead of 14 s.
+        Restarting takes ~2.4 s on 2 cores, the weights being in the page cache."""
+        self.close()
+        self._start()
+
+    def _start(self) -> None:
         try:
-            self._server = xllamacpp.Server(params)
+            self._server = self._serve(self._params)
         except RuntimeError as err:  # its own message only says "check the input params"
-            raise RuntimeError(f"llama.cpp could not load {model_path} (see its log above)") from err
+            raise RuntimeError(f"llama.cpp could not load {self._params.model.path} (see its log above)") from err
         self.base_url = self._server.listening_address.rstrip("/")
         try:
-            _wait_healthy(self.base_url, ready_timeout_s)
+            _wait_healthy(self.base_url, self._ready_timeout_s)
         except BaseException:
             self.close()
             raise

@@ -83,6 +83,9 @@ class FakeHandle:
     def __exit__(self, *exc):
         pass
 
+    def empty_prompt_cache(self):
+        pass  # a fake LM caches no prompt
+
 
 class FakeProgram(dspy.Module):
     """Answers right with the gold titles as evidence, except the `answers` given and the `fail` question."""

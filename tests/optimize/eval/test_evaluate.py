@@ -71,3 +71,14 @@ def test_a_hidden_gold_or_web_off_run_has_its_own_id_that_says_so():
 def test_a_reranked_run_has_its_own_id_that_says_so():
     reranked = CONFIG.model_copy(update={"reranker": "embedding"}).run_id
     assert "-rerank_embedding-" in reranked and reranked[-8:] != CONFIG.run_id[-8:]
+
+
+def test_each_system_starts_cold_and_a_resumed_one_does_not(settings, tmp_path):
+    systems, starts = programs(), []
+    # at each cold start, how many questions each system had run: none of the next one's yet
+    run_eval(CONFIG, settings, tmp_path, systems, examples(), score, progress=False,
+             cold_start=lambda: starts.append([len(p.calls) for p in systems.values()]))
+    assert starts == [[0, 0, 0], [3, 0, 0], [3, 3, 0]]
+    run_eval(CONFIG, settings, tmp_path, programs(), examples(), score, progress=False,
+             cold_start=lambda: starts.append("again"))
+    assert "again" not in starts

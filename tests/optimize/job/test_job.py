@@ -46,15 +46,32 @@ def sets():
     return JobSets(examples(2, "train"), examples(2, "select"), examples(2, "report"), "dev without smoke", "smoke")
 
 
-def run_job(tmp_path, lm, uncompiled=None, job_sets=None, **overrides):
+def run_job(tmp_path, lm, uncompiled=None, job_sets=None, cold_start=lambda guard: None, **overrides):
     settings = Settings(data_dir=tmp_path / "data", _env_file=None)
     config = load_config("quick", overrides={"threshold_trials": 4, "time_limit_s": 30, "model": "dummy"} | overrides)
     folder, guard = tmp_path / "run", SpendingGuard(config.caps, "dummy")
     folder.mkdir(exist_ok=True)
     with dspy.context(lm=lm, callbacks=[guard]), tracked_run(settings, folder, {}, "gatedrag-optimize") as tracking:
-        job = Job(config, settings, folder, guard, tracking, progress=False)
+        job = Job(config, settings, folder, guard, tracking, progress=False, cold_start=lambda: cold_start(guard))
         outcome = job.run(uncompiled or GatedRAG(FakeSearch(DOCS)), job_sets or sets())
     return folder, outcome, guard
+
+
+def test_every_system_run_of_the_job_starts_with_the_prompt_cache_emptied(tmp_path):
+    calls_at_start = []
+    folder, _, _ = run_job(tmp_path, DummyLM(KEYED), cold_start=lambda guard: calls_at_start.append(guard.calls),
+                           report_rejected=True)
+
+    def systems(run: str) -> set[str]:
+        return {json.loads(line)["system"] for line in (folder / run / "results.jsonl").read_text().splitlines()}
+
+    seeded = systems("eval_baseline")
+    ran = len(seeded) + len(systems("select")) + len(systems("eval") - seeded)
+    assert len(calls_at_start) == ran >= 5  # baseline, single pass, uncompiled select, demos, kept-out candidate
+    assert calls_at_start == sorted(set(calls_at_start))  # each run made LM calls before the next one started
+    run_job(tmp_path, DummyLM(KEYED), cold_start=lambda guard: calls_at_start.append("again"),
+            report_rejected=True)
+    assert "again" not in calls_at_start  # a finished job resumes with nothing to run
 
 
 def test_the_job_writes_a_compiled_program_and_a_rerun_redoes_nothing(tmp_path, capsys, monkeypatch):

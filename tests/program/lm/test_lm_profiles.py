@@ -23,7 +23,10 @@ def settings(**overrides) -> Settings:
 
 class FakeServer:
     def __init__(self, model_path):
-        self.model_path, self.base_url, self.closed = model_path, "http://127.0.0.1:5555", False
+        self.model_path, self.base_url, self.closed, self.emptied = model_path, "http://127.0.0.1:5555", False, 0
+
+    def empty_prompt_cache(self):
+        self.emptied += 1
 
     def close(self):
         self.closed = True
@@ -47,6 +50,13 @@ def test_local_profile_points_dspy_at_the_server(fake_local, tmp_path):
     assert (handle.lm.kwargs["temperature"], handle.lm.kwargs["max_tokens"]) == (0, 300)
     handle.close()
     assert fake_local[0].closed
+
+
+def test_emptying_the_prompt_cache_restarts_the_local_server_and_is_a_no_op_for_an_api_model(fake_local, tmp_path):
+    with build_lm(settings(profile="local", data_dir=tmp_path)) as local:
+        local.empty_prompt_cache()
+        assert fake_local[0].emptied == 1 and not fake_local[0].closed
+    build_lm(settings(profile="openai", openai_api_key=SECRET)).empty_prompt_cache()
 
 
 def test_local_lm_is_declared_to_honour_json_schema(fake_local, tmp_path):

@@ -1,8 +1,10 @@
-"""GGUF assembly from small fake parts, and the llama.cpp server's configuration (no model is loaded)."""
+"""GGUF assembly from small fake parts, the llama.cpp server's configuration, and emptying its prompt cache."""
 
 from __future__ import annotations
 
 import dataclasses
+import json
+import urllib.request
 import hashlib
 
 import pytest
@@ -100,3 +102,25 @@ def test_health_wait_times_out_on_a_dead_port():
     with pytest.raises(TimeoutError, match="not healthy"):
         local_lm._wait_healthy("http://127.0.0.1:9", timeout_s=0.3)
 
+
+
+@pytest.mark.real_lm
+def test_emptying_the_prompt_cache_keeps_the_url_and_computes_a_served_prompt_again():
+    from program.base.settings import Settings
+
+    settings = Settings(_env_file=None)
+    with local_lm.LocalServer(assemble_gguf(settings.local_model, settings.model_cache), n_ctx=1024) as server:
+        url, ask = server.base_url, _prompt_tokens_computed
+        first = ask(url)
+        assert ask(url) < first / 10  # served from the cache
+        server.empty_prompt_cache()
+        assert server.base_url == url and ask(url) == first
+
+
+def _prompt_tokens_computed(base_url: str) -> int:
+    body = {"messages": [{"role": "user", "content": "Count the rivers. " + "The river Xanth flows north. " * 30}],
+            "max_tokens": 1, "temperature": 0}
+    request = urllib.request.Request(f"{base_url}/v1/chat/completions", data=json.dumps(body).encode(),
+                                     headers={"Content-Type": "application/json"})
+    with urllib.request.urlopen(request, timeout=120) as response:
+        return json.load(response)["timings"]["prompt_n"]
