@@ -2,7 +2,8 @@
 
 For each conversation of `optimize.eval.multiturn_set`, `off` asks turn 2 alone, as every question
 was asked before sessions, and `on` asks turn 1 then turn 2 in one session, so turn 2 can be
-rewritten with turn 1's topics. Only turn 2 is scored: evidence recall against the bridge page and
+rewritten with turn 1's topics. Each mode runs over all the conversations in turn, from an
+empty prompt cache, so neither is timed on prompts the other computed. Only turn 2 is scored: evidence recall against the bridge page and
 short-answer F1. The LM, index and web are those of `python -m optimize eval`: the settings'
 profile, DSPy's cache off, the web offline unless `--web` says otherwise. Each finished
 conversation and mode is a line of `results.jsonl` in the run folder, so the same command resumes;
@@ -49,18 +50,24 @@ def run(args: argparse.Namespace) -> int:
     done = {(r["qid"], r["mode"]) for r in _read(folder / RESULTS)}
     print(f"{len(conversations)} conversations x {len(MODES)} modes, web {settings.resolved_web_backend} -> {folder}",
           file=sys.stderr)
-    with configure_lm(settings, cache=False, announce=False):
-        for example in conversations:
-            for mode in (m for m in MODES if (example.qid, m) not in done):
-                row = ask(rag, example, mode, args.timeout)
-                with (folder / RESULTS).open("a", encoding="utf-8") as log:
-                    log.write(json.dumps(row) + "\n")
-                print(f"{mode:>3} f1 {row['f1']:.2f} recall {row['evidence_recall']:.1f} {row['seconds']:5.1f}s  "
-                      f"{row['standalone_question'] or row['question']}", file=sys.stderr)
+    with configure_lm(settings, cache=False, announce=False) as handle:
+        for mode in MODES:
+            todo = [e for e in conversations if (e.qid, mode) not in done]
+            if todo:  # each mode from an empty prompt cache, like the eval's systems (`run_examples`)
+                handle.empty_prompt_cache()
+            for example in todo:
+                _log(folder, ask(rag, example, mode, args.timeout))
     summary = summarize(_read(folder / RESULTS), {e.qid for e in conversations})
     write_atomic(folder / "summary.json", json.dumps(summary, indent=2))
     print(overview(summary))
     return 0
+
+
+def _log(folder: Path, row: dict) -> None:
+    with (folder / RESULTS).open("a", encoding="utf-8") as log:
+        log.write(json.dumps(row) + "\n")
+    print(f"{row['mode']:>3} f1 {row['f1']:.2f} recall {row['evidence_recall']:.1f} {row['seconds']:5.1f}s  "
+          f"{row['standalone_question'] or row['question']}", file=sys.stderr)
 
 
 def _prepare(args: argparse.Namespace):

@@ -23,7 +23,8 @@ def scripted(monkeypatch):
     lm = signature_lm(answer={"short_answer": "Chief of Protocol", "answer": "Chief of Protocol [1]."},
                       standalone={"standalone_question": STANDALONE})
     monkeypatch.setattr(multiturn, "build_program", lambda *_, **__: GatedRAG(FakeSearch(PAGES)))
-    handle = SimpleNamespace(lm=lm, description="scripted")
+    lm.emptied = []  # the prompt caches emptied, one mode each
+    handle = SimpleNamespace(lm=lm, description="scripted", empty_prompt_cache=lambda: lm.emptied.append(1))
     monkeypatch.setattr(program.lm.lm_profiles, "build_lm", lambda *_, **__: contextlib.nullcontext(handle))
     return lm
 
@@ -41,8 +42,10 @@ def test_sessions_on_find_the_page_the_pronoun_hid_and_a_rerun_resumes(scripted,
     assert summary["conversations"] == 1 and summary["on_minus_off"]["evidence_recall"]["mean"] == 1.0
     assert "sessions on: F1 1.000" in capsys.readouterr().out
     calls = len(scripted.history)
+    assert len(scripted.emptied) == 2  # before each mode
     assert main(["--limit", "1", "--out", str(out), "--data-dir", str(tmp_path), "--web", "none"]) == 0
     assert len(scripted.history) == calls and len((out / "results.jsonl").read_text().splitlines()) == 2
+    assert len(scripted.emptied) == 2  # nothing left to run
 
 
 def test_a_folder_holding_a_run_with_other_settings_is_refused(scripted, tmp_path, capsys):
