@@ -103,11 +103,11 @@ def _run(config, settings, folder: Path, sets, progress: bool) -> int:
     params = config.model_dump(exclude={"caps"}) | {f"cap.{k}": v for k, v in config.caps.model_dump().items()} | {
         "profile": settings.resolved_profile}
     try:
-        with configure_lm(settings, cache=True, callbacks=[guard]) as lm, _teacher(settings, config) as teacher, \
+        with configure_lm(settings, cache=True, callbacks=[guard]) as handle, _teacher(settings, config) as teacher, \
                 tracked_run(settings, folder, params, EXPERIMENT) as tracking:
             tracking.log_files([folder / "config.json"], folder)
             job = Job(config, settings, folder, guard, tracking, progress, teacher.lm if teacher else None,
-                      cold_start=lm.empty_prompt_cache)
+                      cold_start=handle.empty_prompt_cache)
             outcome = job.run(uncompiled, sets)
     except BudgetExceeded as stop:
         print(f"stopped: {stop}. What finished is in {folder}; raise the cap and resume with --resume {folder.name}",
