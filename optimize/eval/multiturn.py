@@ -6,9 +6,9 @@ rewritten with turn 1's topics. Each mode runs over all the conversations in tur
 prompt cache, so neither is timed on prompts the other computed. Only turn 2 is scored: evidence
 recall against the bridge page and short-answer F1. The LM, index and web are those of
 `python -m optimize eval`: the settings' profile, DSPy's cache off, the web offline unless `--web`
-says otherwise. Each finished conversation and mode is a line of `results.jsonl` in the run folder, so the same command resumes;
-`summary.json` has the means with 95% bootstrap intervals and the paired difference on - off.
-This module does not build the set (`optimize.eval.multiturn_set` does).
+says otherwise. Each finished conversation and mode is a line of `results.jsonl` in the run
+folder, so the same command resumes; `summary.json` has the means with 95% bootstrap intervals
+and the paired difference on - off. This module does not build the set (`optimize.eval.multiturn_set` does).
 """
 
 from __future__ import annotations
