@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import dataclasses
+import hashlib
 import json
 import urllib.request
-import hashlib
 
 import pytest
 
@@ -101,7 +101,6 @@ def test_server_refuses_a_missing_model_file(tmp_path):
 def test_health_wait_times_out_on_a_dead_port():
     with pytest.raises(TimeoutError, match="not healthy"):
         local_lm._wait_healthy("http://127.0.0.1:9", timeout_s=0.3)
-
 
 
 @pytest.mark.real_lm
