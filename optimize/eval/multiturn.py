@@ -24,6 +24,7 @@ from optimize.cli import Parser, positive_int
 from optimize.durable import write_atomic
 from optimize.eval.example_schema import DatasetError
 from optimize.eval.multiturn_set import load_conversations
+from optimize.eval.runner import still_to_run
 from optimize.eval.stats import mean_ci, paired_delta_ci
 from program.assembly.factory import build_program
 from program.base.command_line import (
@@ -52,10 +53,8 @@ def run(args: argparse.Namespace) -> int:
           file=sys.stderr)
     with configure_lm(settings, cache=False, announce=False) as handle:
         for mode in MODES:
-            todo = [e for e in conversations if (e.qid, mode) not in done]
-            if todo:  # each mode from an empty prompt cache, like the eval's systems (`run_examples`)
-                handle.empty_prompt_cache()
-            for example in todo:
+            finished = {qid for qid, done_mode in done if done_mode == mode}
+            for example in still_to_run(conversations, finished, handle.empty_prompt_cache):
                 _log(folder, ask(rag, example, mode, args.timeout))
     summary = summarize(_read(folder / RESULTS), {e.qid for e in conversations})
     write_atomic(folder / "summary.json", json.dumps(summary, indent=2))

@@ -64,9 +64,7 @@ def run_examples(program: dspy.Module, examples: list[dspy.Example], system: str
     system is timed on prompts another one computed); `finished` sees each record run now, as written."""
     wanted = {e.qid for e in examples}
     records = {r.qid: r for r in log.read() if r.system == system and r.qid in wanted}
-    todo = [e for e in examples if e.qid not in records]
-    if todo:
-        cold_start()
+    todo = still_to_run(examples, records, cold_start)
     hard_s = max(time_limit_s * HARD_FACTOR, time_limit_s + HARD_GRACE_S) if time_limit_s else None
     # a system whose questions all resumed from the log gets no bar: a full one would say it just ran them
     with tqdm(total=len(examples), initial=len(records), desc=system, disable=not progress or not todo,
@@ -77,6 +75,15 @@ def run_examples(program: dspy.Module, examples: list[dspy.Example], system: str
             bar.update()
             bar.set_postfix_str(postfix(list(records.values())))
     return [records[e.qid] for e in examples]
+
+
+def still_to_run(examples: list, finished, cold_start: Callable[[], object]) -> list:
+    """The examples whose qid is not in `finished`, in order; when there are any, `cold_start` runs
+    first, once, so that a run is timed from an empty prompt cache but a finished one pays nothing."""
+    todo = [e for e in examples if e.qid not in finished]
+    if todo:
+        cold_start()
+    return todo
 
 
 def _run(program, todo, system, score, threads, time_limit_s, hard_s, hide_gold):
