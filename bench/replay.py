@@ -11,7 +11,8 @@
    milliseconds a question-replay.
 4. With `--thresholds FILE` (a thresholds JSON, e.g. an optimize run's), runs those thresholds
    for real too and replays them from the first recording: the fidelity that matters, under
-   thresholds the recording never saw.
+   thresholds the recording never saw. Each real run starts with the LM's prompt cache empty, as
+   the job's do.
 """
 
 from __future__ import annotations
@@ -60,9 +61,10 @@ def main() -> None:
     judge = build_support_judge("lexical")
     score = lambda e, p: score_example(e, p, judge, CompositeWeights(latency_budget_s=30))  # noqa: E731
     other = Thresholds.model_validate_json(args.thresholds.read_text()) if args.thresholds else None
-    with configure_lm(settings, cache=False, announce=False):
-        real = _real(rag, examples, "current", out, score)
-        real_other = _real(with_thresholds(rag, other), examples, "other", out, score) if other else None
+    with configure_lm(settings, cache=False, announce=False) as handle:
+        real = _real(rag, examples, "current", out, score, handle.empty_prompt_cache)
+        real_other = _real(with_thresholds(rag, other), examples, "other", out, score,
+                           handle.empty_prompt_cache) if other else None
     recording = Recording.of(read_calls(out / "current.jsonl"))
     searched = remembering_searches(rag, DEEPEST_CUT)
     memo = with_memo(searched)
@@ -76,9 +78,12 @@ def main() -> None:
         _time_search(rag, searched, examples, recording, score, args.trials, args.workers)
 
 
-def _real(rag, examples, name: str, out: Path, score):
+def _real(rag, examples, name: str, out: Path, score, cold_start):
+    """One real run, each from an empty prompt cache as the job's are: a prompt the other run
+    computed, served from the cache, can draw another reply, which is LM noise, not the replay's."""
     with dspy.context(callbacks=[LMRecorder(out / f"{name}.jsonl")]):
-        return run_examples(rag, examples, name, RecordLog(out / "results.jsonl"), score, 1, 60.0)
+        return run_examples(rag, examples, name, RecordLog(out / "results.jsonl"), score, 1, 60.0,
+                            cold_start=cold_start)
 
 
 def _time_search(rag, searched, examples, recording, score, trials: int, workers: int | None) -> None:
