@@ -17,17 +17,21 @@ from __future__ import annotations
 import argparse
 import json
 import statistics
+import sys
+from pathlib import Path
 
 import numpy as np
 
 import program  # noqa: F401
 from metrics.answer_quality import abstained, token_f1
+from optimize.eval.example_schema import DatasetError
 from optimize.eval.examples import load_examples, resolve_dataset
-from optimize.eval.systems import build_systems
+from optimize.eval.systems import SYSTEMS, build_systems
 from optimize.job.labelled_demos import SEARCH_K, gold_passages
 from program.base.settings import Settings
 from program.lm.lm_profiles import configure_lm
 from program.retrieval.passage import Passage
+from program.retrieval.store import StoreError
 
 
 class GoldFirst:
@@ -53,15 +57,23 @@ class GoldFirst:
 def main() -> None:
     args = _parser().parse_args()
     settings = Settings(collection=args.collection, web_backend="none")
-    examples = load_examples(settings, resolve_dataset(args.dataset), args.split, args.limit)
-    systems = build_systems(settings, args.systems.split(","), None)
+    if unknown := set(args.systems.split(",")) - set(SYSTEMS):
+        sys.exit(f"gold_reader: no system {', '.join(sorted(unknown))}: choose from {', '.join(SYSTEMS)}")
+    try:
+        examples = load_examples(settings, resolve_dataset(args.dataset), args.split, args.limit)
+        systems = build_systems(settings, args.systems.split(","), None)
+    except (DatasetError, StoreError) as error:  # bad input: one line, nothing run
+        sys.exit(f"gold_reader: {error}")
     records = []
+    Path(args.out).parent.mkdir(parents=True, exist_ok=True)
     with configure_lm(settings, cache=False), open(args.out, "w") as out:
+        finder = next(iter(systems.values()))  # every system searches the same index
         for example in examples:
-            gold = gold_passages(systems["gated"], example, systems["gated"].search(example.question, SEARCH_K))
+            gold = gold_passages(finder, example, finder.search(example.question, SEARCH_K))
             for name, system in systems.items():
                 records.append(_run(name, system, example, gold))
                 out.write(json.dumps(records[-1]) + "\n")
+                out.flush()  # an interrupted run keeps the questions it finished
                 print(_line(records[-1]), flush=True)
     for name in systems:
         _summary(name, [r for r in records if r["system"] == name])
