@@ -24,6 +24,7 @@ import numpy as np
 
 import program  # noqa: F401
 from metrics.answer_quality import abstained, token_f1
+from metrics.calibration import RIGHT_F1
 from optimize.eval.example_schema import DatasetError
 from optimize.eval.examples import load_examples, resolve_dataset
 from optimize.eval.systems import SYSTEMS, build_systems
@@ -64,6 +65,8 @@ def main() -> None:
         systems = build_systems(settings, args.systems.split(","), None)
     except (DatasetError, StoreError) as error:  # bad input: one line, nothing run
         sys.exit(f"gold_reader: {error}")
+    if not examples:
+        sys.exit(f"gold_reader: no question in split {args.split!r} of {args.dataset}")
     records = []
     Path(args.out).parent.mkdir(parents=True, exist_ok=True)
     with configure_lm(settings, cache=False), open(args.out, "w") as out:
@@ -100,7 +103,7 @@ def _line(r: dict) -> str:
 
 def _summary(name: str, rows: list[dict]) -> None:
     n = len(rows)
-    print(f"{name}: {n} questions, F1 {sum(r['f1'] for r in rows) / n:.3f}, right {sum(r['f1'] >= 0.5 for r in rows)}, "
+    print(f"{name}: {n} questions, F1 {sum(r['f1'] for r in rows) / n:.3f}, right {sum(r['f1'] >= RIGHT_F1 for r in rows)}, "
           f"abstained {sum(r['abstained'] for r in rows)}, LM calls {statistics.mean(r['lm_calls'] for r in rows):.2f}, "
           f"p50 {statistics.median(r['seconds'] for r in rows):.1f} s, gold found for {sum(r['gold_found'] > 0 for r in rows)}")
 
