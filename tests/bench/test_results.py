@@ -1,0 +1,127 @@
+"""bench/results.py and the page it writes (bench/result_page.py, bench/result_tables.py), on small
+hand-made run folders: figures come only from a folder, each table is stamped with how its run was
+made, a section with no run names the command that makes it, and a killed run is resumed."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from bench import result_page, result_tables, results
+from optimize.eval.against_baseline import Against
+from optimize.eval.stats import Estimate
+from optimize.eval.summary import RunSummary, Share, SystemSummary
+from program.base.settings import Settings
+
+COMMANDS = {kind: k.argv(Path("../shared/data"), Path("<folder>")) for kind, k in results.KINDS.items()}
+
+
+def system(name: str, f1: float, p50: float, abstained: tuple[int, int]) -> SystemSummary:
+    estimate = Estimate(mean=f1, low=f1 - 0.1, high=f1 + 0.1, n=40)
+    return SystemSummary(system=name, n=40, status={"ok": 40}, metrics={"f1": estimate, "evidence_recall": estimate},
+                         latency_p50_s=p50, latency_p95_s=p50 * 2, actions={}, iterations={}, ended={}, rules={},
+                         web_precision=Share(hits=0, n=0), web_recall=Share(hits=0, n=0),
+                         abstained_answerable=Share(hits=abstained[0], n=30),
+                         abstained_unanswerable=Share(hits=abstained[1], n=10), by_holdout={}, by_type={}, worst=[])
+
+
+def run_folder(root: Path, kind: str, when: str, exit_code: int | None = 0, files: dict[str, str] | None = None) -> Path:
+    folder = root / kind / when
+    folder.mkdir(parents=True)
+    about = {"kind": kind, "started": f"{when}", "commit": "abc1234", "cores": 2, "lm": "local: qwen2.5-coder-0.5b",
+             "commands": [f"python -m made {kind}"]} | ({"exit": exit_code} if exit_code is not None else {})
+    (folder / "stamp.json").write_text(json.dumps(about))
+    for name, text in (files or {}).items():
+        (folder / name).parent.mkdir(parents=True, exist_ok=True)
+        (folder / name).write_text(text)
+    return folder
+
+
+def musique_summary(**extra) -> str:
+    summary = RunSummary(run_id="eval-x", split="dev", dataset="musique", program="uncompiled", profile="local",
+                         model="qwen2.5-coder-0.5b", judge="lexical",
+                         systems=[system("gated", 0.062, 9.2, (21, 0)), system("single_pass", 0.069, 6.9, (3, 0))],
+                         against=[Against(system="gated", questions=40, p50_ratio=1.33, right_a_minute=0.6,
+                                          baseline_right_a_minute=0.8,
+                                          deltas={"f1": Estimate(mean=-0.007, low=-0.061, high=0.046, n=40)})])
+    data = json.loads(summary.model_dump_json())
+    for row in data["systems"]:
+        row.update(extra.get(row["system"], {}))
+    return json.dumps(data)
+
+
+def test_with_no_run_folder_every_section_names_its_command_and_shows_no_figure():
+    text = result_page.page({}, COMMANDS, results.shown)
+    for kind in results.KINDS:
+        assert f"`python bench/results.py --run {kind}` makes it" in text
+    assert "| corpus |" not in text and "measured" not in text
+    assert "python -m optimize eval --dataset ../shared/data/musique/questions.jsonl --collection musique" in text
+
+
+def test_the_four_corpus_table_reads_the_summary_and_shows_what_it_lacks_as_a_dash(tmp_path):
+    folder = run_folder(tmp_path, "corpus-musique", "20261203T230000Z", files={"run/summary.json": musique_summary()})
+    text = result_page.page({"corpus-musique": folder}, COMMANDS, results.shown)
+    gated = next(line for line in text.splitlines() if line.startswith("| MuSiQue dev 40, no web | gated |"))
+    assert gated == ("| MuSiQue dev 40, no web | gated | 40 | — | — | 21 | — | 0.062 | −0.007 [−0.061, +0.046] "
+                     "| 0.062 | 9.2 | 1.33× |".replace("−", "-"))
+    assert "`corpus-musique`: measured 20261203T230000Z at commit `abc1234` on 2 cores with the LM " \
+           "`local: qwen2.5-coder-0.5b`, by:\n\n```bash\npython -m made corpus-musique\n```" in text
+    assert "`corpus-clapnq`: no run yet" in text  # the corpora without a run still say how to make one
+
+
+def test_right_wrong_and_net_right_are_read_where_the_summary_records_them(tmp_path):
+    counts = {"gated": {"right": 5, "wrong": 14, "abstained": 21, "net_right": -9}}
+    folder = run_folder(tmp_path, "corpus-musique", "t", files={"run/summary.json": musique_summary(**counts)})
+    rows = result_tables.corpus_rows("MuSiQue", result_tables.read_summary(folder))
+    assert rows[0][3:7] == ["5", "14", "21", "-9"] and rows[1][3:7] == ["—", "—", "3", "—"]
+
+
+def test_the_gold_reader_and_the_job_tables(tmp_path):
+    records = [{"system": "gated", "f1": 1.0, "abstained": False, "lm_calls": 1, "seconds": 4.0, "gold_found": 2},
+               {"system": "gated", "f1": 0.0, "abstained": True, "lm_calls": 1, "seconds": 2.0, "gold_found": 2},
+               {"system": "gated", "f1": 0.2, "abstained": False, "lm_calls": 2, "seconds": 6.0, "gold_found": 0}]
+    folder = run_folder(tmp_path, "gold_reader", "t", files={"gold_reader.jsonl": "\n".join(map(json.dumps, records))})
+    assert result_tables.gold_reader_table(folder).splitlines()[2] == "| gated | 3 | 1 | 1 | 1 | 0.400 | 1.33 | 4.0 | 2/3 |"
+    job = run_folder(tmp_path, "job", "t", files={"output.txt": "phase lines\noutcome of job optimize-quick:\n"
+                     "prompts: kept out\nthresholds: kept out\n\n| metric | a |\n|---|---|\n"})
+    assert result_tables.job_outcome(job) == "- prompts: kept out\n- thresholds: kept out\n\n| metric | a |\n|---|---|"
+
+
+def test_the_newest_finished_folder_is_read(tmp_path):
+    run_folder(tmp_path, "job", "20261201T000000Z")
+    newest = run_folder(tmp_path, "job", "20261202T000000Z")
+    run_folder(tmp_path, "job", "20261203T000000Z", exit_code=1)  # failed: not read
+    run_folder(tmp_path, "job", "20261204T000000Z", exit_code=None)  # still running or killed: not read
+    assert results.newest_finished(tmp_path, "job") == newest
+
+
+def test_a_run_stamps_its_folder_and_keeps_what_it_printed(tmp_path, monkeypatch):
+    kind = results.Kind("retrieval", (("-c", "print('engine p50 ms')"),))
+    settings = Settings(data_dir=tmp_path)
+    assert results.run(kind, tmp_path, settings) == 0
+    folder = results.newest_finished(tmp_path, "retrieval")
+    about = json.loads((folder / "stamp.json").read_text())
+    assert about["exit"] == 0 and about["cores"] >= 1 and about["commit"] and about["lm"].startswith(settings.resolved_profile)
+    assert about["commands"] == ["python -c print('engine p50 ms')"]
+    assert result_tables.printed(folder) == "```\nengine p50 ms\n```"
+
+
+def test_a_killed_run_is_resumed_in_its_own_folder(tmp_path):
+    killed = run_folder(tmp_path, "ingest", "20261203T000000Z", exit_code=None)
+    results.run(results.Kind("ingest", (("-c", "print(1)"),)), tmp_path, Settings(data_dir=tmp_path))
+    assert results.folders(tmp_path, "ingest") == [killed] and json.loads((killed / "stamp.json").read_text())["exit"] == 0
+
+
+def test_run_names_kinds_groups_and_the_missing_ones(tmp_path):
+    run_folder(tmp_path, "job", "t")
+    assert results.chosen(["corpora", "job"], tmp_path) == [*result_page.CORPORA, "job"]
+    assert "job" not in results.chosen(["missing"], tmp_path) and "ingest" in results.chosen(["missing"], tmp_path)
+    with pytest.raises(SystemExit, match="unknown kind 'nope'"):
+        results.chosen(["nope"], tmp_path)
+
+
+def test_every_bench_script_a_kind_runs_exists():
+    scripts = {argv[0] for kind in results.KINDS.values() for argv in kind.commands if argv[0] != "-m"}
+    assert all((results.ROOT / script).is_file() for script in scripts)
