@@ -1,5 +1,6 @@
 """The `python -m program` command line: `index` builds the stores, `ingest` adds your own documents,
-`ask` answers one question, `serve` runs the HTTP service and `mcp` the MCP server over stdio.
+`ask` answers one question, `serve` runs the HTTP service and `mcp` the MCP server over stdio;
+`migrate` rewrites a program or MLflow model saved under the old module paths.
 
 Bad input (an empty or oversized question, an unknown profile, missing data or index, a compiled
 program or store that cannot be read, a Qdrant server that does not answer) ends with a one-line
@@ -106,6 +107,11 @@ def parser() -> argparse.ArgumentParser:
             command.add_argument("--host", help="address to bind (default 127.0.0.1; 0.0.0.0 exposes the service)")
             command.add_argument("--port", type=int, help="default 8000")
         command.set_defaults(run=run)
+
+    migrate = sub.add_parser("migrate", help="rewrite a program or MLflow model saved before program/ was regrouped")
+    migrate.add_argument("old", metavar="OLD", help="a program file, a folder (a run folder, a downloaded model), "
+                         "or an MLflow model URI (runs:/..., models:/...) whose files are on this machine")
+    migrate.set_defaults(run="program.assembly.migration:command")
     return parser
 
 

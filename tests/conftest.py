@@ -91,3 +91,17 @@ def restore_logging():
     make = logging.getLogRecordFactory()
     yield
     logging.setLogRecordFactory(make)
+
+
+@pytest.fixture
+def mlflow_left_clean(monkeypatch):
+    """Undoes what logging or loading an MLflow model leaves in the process."""
+    # subtle: mlflow.set_tracking_uri exports MLFLOW_TRACKING_URI, which later tests' Settings would read
+    monkeypatch.setenv("MLFLOW_TRACKING_URI", "")
+    monkeypatch.delenv("MLFLOW_TRACKING_URI")
+    yield
+    # subtle: loading a model makes it "active" for the process, and MLflow then links every later
+    # metric, in any store, to it: later tests would hit a foreign-key error
+    import mlflow  # deferred: seconds to import, and only MLflow tests need it
+
+    mlflow.clear_active_model()

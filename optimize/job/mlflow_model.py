@@ -5,7 +5,9 @@ pickle runs whatever it holds when loaded. The model is `program/assembly/served
 program's JSON (`GatedRAG.save()`) as its artifact, read back through `program.assembly.loading`'s checks;
 no LM, API key or store handle is stored. Load it with `mlflow.pyfunc.load_model(uri)`, serve it
 with `mlflow models serve`, or pass the URI as `--program`. Models logged before this (DSPy flavor,
-pickled) still load with `mlflow.dspy.load_model`. Needs an active tracking store; logs nothing else.
+pickled) still load with `mlflow.dspy.load_model`; a model logged before program/ was regrouped, after
+`python -m program migrate URI` (`program.assembly.migration`). Needs an active tracking store; logs
+nothing else.
 """
 
 from __future__ import annotations

@@ -26,19 +26,7 @@ SUFFICIENT = {"short_answer": "Kiss and Tell", "answer": "A 1945 film [1].", "su
               "gaps": []}
 
 
-@pytest.fixture(autouse=True)
-def no_active_model_after():
-    # subtle: mlflow.dspy.load_model makes the model "active" for the process, and MLflow then
-    # links every later metric, in any store, to it: later tests would hit a foreign-key error
-    yield
-    mlflow.clear_active_model()
-
-
-@pytest.fixture(autouse=True)
-def no_tracking_uri_after(monkeypatch):
-    # subtle: mlflow.set_tracking_uri exports MLFLOW_TRACKING_URI, which later tests' Settings would read
-    monkeypatch.setenv("MLFLOW_TRACKING_URI", "")
-    monkeypatch.delenv("MLFLOW_TRACKING_URI")
+pytestmark = pytest.mark.usefixtures("mlflow_left_clean")
 
 
 def test_logged_program_loads_with_its_prompts_and_thresholds(tmp_path, monkeypatch):
