@@ -18,7 +18,7 @@ from metrics import CompositeWeights, build_support_judge, score_example
 from optimize.eval.against_baseline import worth
 from optimize.eval.compare import compare_runs, comparison_blocks, text_table
 from optimize.eval.corpora import corpora_blocks, corpora_table, read_summary
-from optimize.eval.document import Table, to_markdown, to_text
+from optimize.eval.document import Table, number, to_markdown, to_text
 from optimize.eval.evaluate import RESULTS, run_eval
 from optimize.eval.example_schema import DatasetError, DatasetFileError
 from optimize.eval.examples import ALL, NAMED, load_examples, resolve_dataset
@@ -153,7 +153,10 @@ def _eval_settings(args: argparse.Namespace):
 
 
 def _overview(summary) -> str:
-    rows = [[s.system, str(s.n), *(f"{s.metrics[m].mean:.3f}" for m in MAIN), f"{s.metrics['abstained'].mean:.2f}",
-             f"{s.metrics['lm_calls'].mean:.1f}", str(s.web_recall), f"{s.latency_p50_s:.1f}",
-             ", ".join(f"{k} {v}" for k, v in s.status.items())] for s in summary.systems]
-    return to_text(Table(["system", "n", *MAIN, "abstained", "LM calls", "web recall", "p50 s", "status"], rows))
+    rows = [[s.system, str(s.n), *(number(s.metrics[m].mean if s.metrics[m].n else None) for m in MAIN),
+             f"{s.metrics['abstained'].mean:.2f}", str(s.outcomes or "–"), number(s.metrics["net_right"].mean if s.metrics["net_right"].n else None),
+             number(s.risk_coverage.aurc if s.risk_coverage else None), f"{s.metrics['lm_calls'].mean:.1f}",
+             str(s.web_recall), f"{s.latency_p50_s:.1f}", ", ".join(f"{k} {v}" for k, v in s.status.items())]
+            for s in summary.systems]
+    return to_text(Table(["system", "n", *MAIN, "abstained", "right/wrong/abst.", "net right", "AURC", "LM calls",
+                          "web recall", "p50 s", "status"], rows))
