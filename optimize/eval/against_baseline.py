@@ -4,7 +4,8 @@ A user keeps the loop only where it gives better answers per second than retriev
 answering. So each other system is set against single pass over the questions both finished:
 the paired difference in F1, net right, composite, evidence recall and answer in evidence with
 95% intervals, the ratio of their median seconds, and right answers a minute each (right:
-`metrics.calibration.is_right`, over the system's summed wall time). `worth` says in one line what that means for this corpus.
+`metrics.calibration.is_right`, over the system's summed wall time). `worth` says in one line
+what that means for this corpus.
 Reads records; runs nothing.
 """
 
