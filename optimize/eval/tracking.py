@@ -127,7 +127,7 @@ class EvalTracking:
                      "confidence_auroc": calibration.auroc if calibration else None,
                      "right_a_minute": system.right_a_minute,
                      "aurc": system.risk_coverage.aurc if system.risk_coverage else None,
-                     **{f"outcome_{k}": v for k, v in (system.outcomes.model_dump() if system.outcomes else {}).items()}}
+                     **{f"outcome_{k}": v for k, v in dict(system.outcomes or {}).items()}}
             values = {name: e.mean for name, e in system.metrics.items() if e.n} | {
                 "latency_p50_s": system.latency_p50_s, "latency_p95_s": system.latency_p95_s, "n": system.n,
                 **{f"status_{k}": v for k, v in system.status.items()},
