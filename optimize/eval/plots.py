@@ -98,8 +98,10 @@ def risk_coverage_chart(curves: dict[str, RiskCoverage]) -> bytes:
     as the confidence threshold falls; each curve ends at the coverage its system reached."""
     fig, ax = plt.subplots(figsize=(5, 3.6))
     for system, curve in curves.items():
-        coverage, risk = zip(*curve.points) if curve.points else ((), ())
-        ax.step(coverage, risk, where="post", marker="o", markersize=3, label=f"{system}: AURC {number(curve.aurc)}")
+        # subtle: drawn from coverage 0 at the first threshold's risk, so a curve of one point is a line
+        coverage, risk = zip(*[(0.0, curve.points[0][1]), *curve.points]) if curve.points else ((), ())
+        ax.step(coverage, risk, where="post", marker="o", markersize=3, markevery=slice(1, None),
+                label=f"{system}: AURC {number(curve.aurc)}")
     ax.set(xlim=(0, 1.02), ylim=(0, 1.05), xlabel="coverage (share of questions answered)",
            ylabel="risk (share of answers wrong)")
     ax.legend(fontsize=7)
