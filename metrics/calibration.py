@@ -9,6 +9,8 @@ each bin's share of answers; AUROC is scikit-learn's, None when only one class o
 `confidence_calibration` measures the confidence an agent reads off each result. Plain
 functions over lists; this module does not fit calibrators (`optimize.calibration.fit` does)
 and is not about the citation-support judges (`metrics.calibrate` checks those on WiCE).
+`measure_calibration(probabilities, labels)` is how any model that states a probability (the
+answer's confidence today, a fitted model tomorrow) is scored on held-out questions.
 """
 
 from __future__ import annotations
@@ -17,11 +19,11 @@ import numpy as np
 from pydantic import BaseModel
 
 from metrics.composite import Scorecard
+from metrics.outcome import RIGHT_F1
 from program.contract.agent_metadata import agent_confidence
 from program.contract.result import Result
 
 BINS = 10
-RIGHT_F1 = 0.5
 
 
 class Bin(BaseModel):
@@ -76,6 +78,7 @@ def auroc(confidences: list[float], rights: list[bool]) -> float | None:
 
 
 def measure_calibration(confidences: list[float], rights: list[bool]) -> Calibration:
+    """ECE, AUROC and the reliability bins of probabilities against the 0/1 outcomes they predict."""
     if len(confidences) != len(rights):
         raise ValueError(f"{len(confidences)} confidences for {len(rights)} outcomes")
     return Calibration(n=len(rights), right=sum(rights), ece=expected_calibration_error(confidences, rights),

@@ -6,7 +6,9 @@ recall and precision, and a latency score: 1 within `latency_budget_s`, then bud
 (half at twice the budget), 0 for no answer or an abstention (except on an unanswerable question,
 where abstaining is the answer). A metric that does not apply to a question is None and is
 left out of the composite's weighted mean: evidence recall and gold-citation precision without
-gold sources, and every evidence and citation metric on an unanswerable question.
+gold sources, and every evidence and citation metric on an unanswerable question. The card also
+holds what the composite does not weigh: net right (`metrics.net_right`) and whether the evidence
+shown held the answer (`metrics.answer_in_evidence`).
 `CompositeMetric` is the metric DSPy optimizers call: a float for Evaluate, a strict
 bool for bootstrapping (composite at or above `pass_mark`), and `dspy.Prediction(score,
 feedback)` for GEPA. This module does not run programs.
@@ -17,6 +19,7 @@ from __future__ import annotations
 import dspy
 from pydantic import BaseModel, Field
 
+from metrics.answer_in_evidence import answer_in_evidence
 from metrics.answer_quality import (
     abstained,
     answer_coverage,
@@ -29,6 +32,7 @@ from metrics.cost import Cost, latency_and_cost
 from metrics.evidence_recall import evidence_recall
 from metrics.gold_citations import gold_citation_precision
 from metrics.gold_sources import matched
+from metrics.net_right import net_right
 from metrics.support_judge import LexicalSupportJudge, SupportJudge
 
 
@@ -54,6 +58,9 @@ class Scorecard(Cost):
     citation_recall: float | None = 0.0
     citation_precision: float | None = 0.0
     gold_citation_precision: float | None = 0.0
+    # None also in records scored before these were: they are left out, not counted as 0
+    answer_in_evidence: float | None = None
+    net_right: float | None = None  # +1 right, -1 wrong, 0 abstained (metrics.net_right)
     latency_score: float = 0.0
     # a number, so that dollars have a mean; `priced` says whether the price was known
     dollars: float = 0.0
@@ -74,6 +81,7 @@ def score_example(example, pred, judge: SupportJudge | None = None, weights: Com
     card = Scorecard(exact_match=exact_match(example, pred), f1=token_f1(example, pred),
                      answer_coverage=answer_coverage(example, pred), abstained=abstained(pred),
                      evidence_recall=evidence_recall(example, pred),
+                     answer_in_evidence=answer_in_evidence(example, pred), net_right=net_right(example, pred),
                      citation_recall=cites.recall if example.answerable else None,
                      citation_precision=cites.precision if example.answerable else None,
                      gold_citation_precision=gold_citation_precision(example, pred),

@@ -245,7 +245,7 @@ class RunState:
                       abstained=abstained, citations=citations, confidence=round(self.confidence * 100),
                       sources=_sources(citations), warnings=self.warnings, code_blocks=self.code_blocks,
                       acceptance=self.acceptance, timing=self.timing, trace=trace, evidence=[s.passage for s in self.shown],
-                      expansion_steps=self.expansion)
+                      evidence_shown=[s.text for s in self.shown], expansion_steps=self.expansion)
 
     def _citations(self, answer: str) -> list[Citation]:
         by_n = {s.n: s for s in self.shown}

@@ -2,9 +2,10 @@
 
 A user keeps the loop only where it gives better answers per second than retrieving once and
 answering. So each other system is set against single pass over the questions both finished:
-the paired difference in F1, composite and evidence recall with 95% intervals, the ratio of
-their median seconds, and right answers a minute each (right: `metrics.calibration.is_right`,
-over the system's summed wall time). `worth` says in one line what that means for this corpus.
+the paired difference in F1, net right, composite, evidence recall and answer in evidence with
+95% intervals, the ratio of their median seconds, and right answers a minute each (right:
+`metrics.calibration.is_right`, over the system's summed wall time). `worth` says in one line
+what that means for this corpus.
 Reads records; runs nothing.
 """
 
@@ -16,8 +17,10 @@ from optimize.eval.records import Record, paired_scores
 from optimize.eval.stats import Estimate, paired_delta_ci, percentile
 
 BASELINE = "single_pass"
-SHOWN = ("f1", "composite", "evidence_recall")  # the answer, the whole score, and what retrieval found
-SHOWN_AS = {"f1": "F1", "evidence_recall": "evidence recall"}
+# the answer, what it was worth to the user, the whole score, and what retrieval found and showed
+SHOWN = ("f1", "net_right", "composite", "evidence_recall", "answer_in_evidence")
+SHOWN_AS = {"f1": "F1", "net_right": "net right", "evidence_recall": "evidence recall",
+            "answer_in_evidence": "answer in evidence"}
 
 
 class Against(BaseModel):

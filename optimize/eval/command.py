@@ -18,7 +18,7 @@ from metrics import CompositeWeights, build_support_judge, score_example
 from optimize.eval.against_baseline import worth
 from optimize.eval.compare import compare_runs, comparison_blocks, text_table
 from optimize.eval.corpora import corpora_blocks, corpora_table, read_summary
-from optimize.eval.document import Table, to_markdown, to_text
+from optimize.eval.document import Table, number, to_markdown, to_text
 from optimize.eval.evaluate import RESULTS, run_eval
 from optimize.eval.example_schema import DatasetError, DatasetFileError
 from optimize.eval.examples import ALL, NAMED, load_examples, resolve_dataset
@@ -153,7 +153,20 @@ def _eval_settings(args: argparse.Namespace):
 
 
 def _overview(summary) -> str:
-    rows = [[s.system, str(s.n), *(f"{s.metrics[m].mean:.3f}" for m in MAIN), f"{s.metrics['abstained'].mean:.2f}",
-             f"{s.metrics['lm_calls'].mean:.1f}", str(s.web_recall), f"{s.latency_p50_s:.1f}",
-             ", ".join(f"{k} {v}" for k, v in s.status.items())] for s in summary.systems]
-    return to_text(Table(["system", "n", *MAIN, "abstained", "LM calls", "web recall", "p50 s", "status"], rows))
+    headers = ["system", "n", *MAIN, "abstained", "right/wrong/abst.", "net right", "AURC", "AUROC", "ECE", "LM calls",
+               "web recall", "p50 s", "status"]
+    return to_text(Table(headers, [_overview_row(s) for s in summary.systems]))
+
+
+def _overview_row(s) -> list[str]:
+    confidence, curve = s.calibration, s.risk_coverage
+    return [s.system, str(s.n), *(_mean(s.metrics[m]) for m in MAIN), f"{s.metrics['abstained'].mean:.2f}",
+            str(s.outcomes or "–"), _mean(s.metrics["net_right"]), number(curve.aurc if curve else None),
+            number(confidence.auroc if confidence else None, 2), number(confidence.ece if confidence else None, 2),
+            f"{s.metrics['lm_calls'].mean:.1f}", str(s.web_recall), f"{s.latency_p50_s:.1f}",
+            ", ".join(f"{k} {v}" for k, v in s.status.items())]
+
+
+def _mean(estimate) -> str:
+    """A mean to three decimals; a dash for a metric that applied to no question (or was not yet kept)."""
+    return number(estimate.mean if estimate.n else None)

@@ -3,9 +3,11 @@
 A rule or threshold earns its place only if it helps on every labelled corpus at hand, so a gate
 change is run on each (HotpotQA, MuSiQue, ClapNQ, the AWS documentation, a user's own) and read
 here in one table: answer quality (and its paired difference from single pass in the same run),
-evidence recall, abstention apart on answerable and on unanswerable questions, LM calls, prompt
-tokens, each system's p50 against single pass's in the same run, and right answers a minute.
-Reads each run's summary.json; runs nothing.
+evidence recall beside answer in evidence (on the evidence as shown), abstention apart on answerable
+and on unanswerable questions, right / wrong / abstained and net right (with its paired difference
+from single pass), AURC, the confidence's AUROC and ECE, LM calls, prompt tokens, each system's p50
+against single pass's in the same run, and right answers a minute. A run summarized before a
+column's metric was kept shows a dash there. Reads each run's summary.json; runs nothing.
 """
 
 from __future__ import annotations
@@ -16,8 +18,10 @@ from optimize.eval.against_baseline import BASELINE
 from optimize.eval.document import Block, Heading, Table, Text, number
 from optimize.eval.summary import RunSummary, Share, SystemSummary
 
-HEADERS = ["corpus", "split", "system", "n", "F1", "F1 - single pass", "EM", "evidence recall", "abstained (answerable)",
-           "abstained (unanswerable)", "LM calls/q", "prompt tok/q", "p50 s", "p50 / single pass", "right / min"]
+HEADERS = ["corpus", "split", "system", "n", "F1", "F1 - single pass", "EM", "evidence recall", "answer in evidence",
+           "abstained (answerable)", "abstained (unanswerable)", "right / wrong / abstained", "net right",
+           "net right - single pass", "AURC", "AUROC", "ECE", "LM calls/q", "prompt tok/q", "p50 s", "p50 / single pass",
+           "right / min"]
 
 
 def read_summary(folder: Path) -> RunSummary:
@@ -41,18 +45,23 @@ def _row(run: RunSummary, system: SystemSummary) -> list[str]:
     m = system.metrics
     baseline = next((s for s in run.systems if s.system == BASELINE), None)
     ratio = system.latency_p50_s / baseline.latency_p50_s if baseline and baseline.latency_p50_s else None
-    return [_corpus(run), run.split, system.system, str(system.n), _mean(m, "f1"), _f1_gain(run, system.system),
-            _mean(m, "exact_match"), _mean(m, "evidence_recall"), _share(system.abstained_answerable),
-            _share(system.abstained_unanswerable), _mean(m, "lm_calls", 2), _mean(m, "prompt_tokens", 0),
+    confidence = system.calibration
+    return [_corpus(run), run.split, system.system, str(system.n), _mean(m, "f1"), _gain(run, system.system, "f1"),
+            _mean(m, "exact_match"), _mean(m, "evidence_recall"), _mean(m, "answer_in_evidence"),
+            _share(system.abstained_answerable), _share(system.abstained_unanswerable),
+            str(system.outcomes) if system.outcomes else "–", _mean(m, "net_right"),
+            _gain(run, system.system, "net_right"), number(system.risk_coverage.aurc if system.risk_coverage else None),
+            number(confidence.auroc if confidence else None), number(confidence.ece if confidence else None),
+            _mean(m, "lm_calls", 2), _mean(m, "prompt_tokens", 0),
             number(system.latency_p50_s, 2), number(ratio, 2) + ("×" if ratio is not None else ""),
             number(system.right_a_minute, 2)]
 
 
-def _f1_gain(run: RunSummary, system: str) -> str:
-    """The system's paired F1 difference from single pass in the same run, with its interval."""
+def _gain(run: RunSummary, system: str, metric: str) -> str:
+    """The system's paired difference from single pass in the same run, with its interval."""
     against = next((a for a in run.against if a.system == system), None)
-    f1 = against.deltas.get("f1") if against else None
-    return f"{f1.mean:+.3f} [{f1.low:+.3f}, {f1.high:+.3f}]" if f1 else "–"
+    delta = against.deltas.get(metric) if against else None
+    return f"{delta.mean:+.3f} [{delta.low:+.3f}, {delta.high:+.3f}]" if delta else "–"
 
 
 def _corpus(run: RunSummary) -> str:
@@ -61,7 +70,7 @@ def _corpus(run: RunSummary) -> str:
 
 
 def _mean(metrics: dict, name: str, digits: int = 3) -> str:
-    return number(metrics[name].mean, digits) if name in metrics else "–"
+    return number(metrics[name].mean, digits) if name in metrics and metrics[name].n else "–"
 
 
 def _share(share: Share) -> str:

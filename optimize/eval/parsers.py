@@ -55,9 +55,10 @@ def add_parsers(sub, positive_int) -> None:
     add_data_dir(cmp)
     cmp.set_defaults(run="optimize.eval.command:compare_command")
     side = sub.add_parser("corpora", help="several eval runs side by side: one row per corpus and system", description=(
-        "Read each run's summary.json and print one table, a row per corpus and system: F1, evidence recall, "
-        "abstention on answerable and unanswerable questions, LM calls, prompt tokens and p50 against single pass "
-        "in the same run; written as Markdown too."))
+        "Read each run's summary.json and print one table, a row per corpus and system: F1, evidence recall "
+        "beside answer in evidence, abstention on answerable and unanswerable questions, right / wrong / abstained, "
+        "net right (and against single pass), AURC, the confidence's AUROC and ECE, LM calls, prompt tokens and p50 "
+        "against single pass in the same run; written as Markdown too."))
     side.add_argument("runs", nargs="+", help="run ids (under <data dir>/runs) or run folders")
     side.add_argument("--out", type=Path, required=True, help="where to write the Markdown table")
     add_data_dir(side)

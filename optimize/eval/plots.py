@@ -1,5 +1,5 @@
 """The report's figures as PNG bytes: metrics with CIs, latency histograms, loop actions, iterations,
-and the confidence's reliability diagram.
+the confidence's reliability diagram, and the risk-coverage curves.
 
 All systems share each figure so they read side by side. matplotlib's Agg backend, no display.
 This module does not write files or know the report's layout.
@@ -16,6 +16,7 @@ import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 
 from metrics.calibration import Calibration  # noqa: E402
+from metrics.risk_coverage import RiskCoverage  # noqa: E402
 from optimize.eval.document import number  # noqa: E402
 from optimize.eval.summary import MAIN, RunSummary  # noqa: E402
 
@@ -88,6 +89,22 @@ def reliability_chart(calibrations: dict[str, Calibration]) -> bytes:
         ax.set_title(f"{system}: ECE {number(c.ece)}, AUROC {number(c.auroc, 2)}", fontsize=8)
         ax.set(xlim=(0, 1), ylim=(0, 1.1), xlabel="confidence", ylabel="share right")
         ax.legend(fontsize=6, loc="upper left")
+    fig.tight_layout()
+    return _png(fig)
+
+
+def risk_coverage_chart(curves: dict[str, RiskCoverage]) -> bytes:
+    """All systems on one axis: the share of answers wrong against the share of questions answered,
+    as the confidence threshold falls; each curve ends at the coverage its system reached."""
+    fig, ax = plt.subplots(figsize=(5, 3.6))
+    for system, curve in curves.items():
+        # subtle: drawn from coverage 0 at the first threshold's risk, so a curve of one point is a line
+        coverage, risk = zip(*[(0.0, curve.points[0][1]), *curve.points]) if curve.points else ((), ())
+        ax.step(coverage, risk, where="post", marker="o", markersize=3, markevery=slice(1, None),
+                label=f"{system}: AURC {number(curve.aurc)}")
+    ax.set(xlim=(0, 1.02), ylim=(0, 1.05), xlabel="coverage (share of questions answered)",
+           ylabel="risk (share of answers wrong)")
+    ax.legend(fontsize=7)
     fig.tight_layout()
     return _png(fig)
 

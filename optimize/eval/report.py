@@ -1,12 +1,14 @@
 """The eval report: all systems side by side, as report.md (+ plots/*.png), report.html and summary.json.
 
-Sections: the headline metrics with 95% CIs (quality, abstention, LM cost, latency over all and
-over answered questions, web use against the holdout labels), each system against single pass
-(paired differences and right answers a minute), the other metrics, latency, what
+Sections: the headline metrics with 95% CIs (quality, net right, abstention, LM cost, latency over
+all and over answered questions, web use against the holdout labels), each system against single
+pass (paired differences and right answers a minute), right, wrong and abstained answers with the
+risk-coverage curve (`optimize.eval.abstention_section`), the other metrics, latency, what
 the loop did (actions, judge rounds, endings, gate rules), the confidence's calibration (ECE,
 AUROC, reliability diagram), web-holdout vs local-only questions and HotpotQA's question types
 (only where the dataset labels them), the worst examples with their traces, and one row per
-question across the systems, each linked to its MLflow trace. `write_report` is the only entry
+question across the systems (its outcome, and whether the evidence shown held the answer), each
+linked to its MLflow trace. `write_report` is the only entry
 point; it reads records and a summary and writes files, nothing else.
 """
 
@@ -16,6 +18,7 @@ from pathlib import Path
 
 from optimize.durable import write_atomic
 from optimize.eval import plots
+from optimize.eval.abstention_section import abstention_blocks
 from optimize.eval.against_baseline import BASELINE, SHOWN_AS, Against, worth
 from optimize.eval.document import (
     Block,
@@ -30,6 +33,7 @@ from optimize.eval.document import (
     to_html,
     to_markdown,
 )
+from metrics.net_right import outcome_of
 from optimize.eval.records import Record
 from optimize.eval.stats import Estimate, percentile
 from optimize.eval.summary import (
@@ -43,7 +47,7 @@ from optimize.eval.summary import (
 
 FIGURES = "plots"
 # the overall table's first rows, in this order; the other metrics follow in their own table
-HEADLINE = (*MAIN, "abstained", "lm_calls", "prompt_tokens")
+HEADLINE = (*MAIN, "net_right", "abstained", "lm_calls", "prompt_tokens")
 QUESTION_CHARS = 90  # a question is cut to this in the per-question table; the trace has it whole
 Traces = dict[tuple[str, str], str]  # (system, qid) -> the address of its MLflow trace
 
@@ -77,11 +81,15 @@ def report_blocks(records: list[Record], summary: RunSummary, traces: Traces) ->
         Text("EM and F1 score the short answer against the best of the gold answers; an abstention scores as no "
              "answer. On an unanswerable question (the documents do not answer it) abstaining is correct: EM and F1 "
              "are 1 when the program abstained and 0 when it answered, and the evidence and citation metrics do not "
-             "apply (left out of their means). Web precision: of the questions "
+             "apply (left out of their means). Answer in evidence: the evidence as the reader was shown it "
+             "(trimmed) holds every gold passage, or, where the gold names a page of several chunks or no source, a "
+             "gold answer string; evidence recall counts gold sources shown, whole pages included. Net right: +1 "
+             "right, -1 wrong, 0 abstained (below). Web precision: of the questions "
              "that searched the web, the share with a held-out gold paragraph; web recall: of the questions with a "
              "held-out gold paragraph, the share that searched the web."),
         Figure("metrics.png", plots.metrics_chart(summary), "main metrics per system, 95% CI"),
         *_against(summary.against),
+        *abstention_blocks(systems),
         Heading("Other metrics"), _metrics_table([m for m in METRICS if m not in HEADLINE], systems),
         Heading("Latency"), Figure("latency.png", plots.latency_chart(seconds), "seconds per question, p50 and p95 marked"),
         Heading("What the loop did"),
@@ -127,6 +135,7 @@ def _overall(systems: list[SystemSummary], records: list[Record]) -> Table:
                    ["latency p95 (s)", *(f"{s.latency_p95_s:.1f}" for s in systems)],
                    ["latency p50, answered (s)", *(number(_p(answered[s.system], 50), 1) for s in systems)],
                    ["latency p95, answered (s)", *(number(_p(answered[s.system], 95), 1) for s in systems)],
+                   ["right / wrong / abstained", *(str(s.outcomes) if s.outcomes else "–" for s in systems)],
                    ["abstention rate, answerable", *(str(s.abstained_answerable) for s in systems)],
                    ["abstention rate, unanswerable", *(str(s.abstained_unanswerable) for s in systems)],
                    ["web precision (holdout)", *(str(s.web_precision) for s in systems)],
@@ -211,25 +220,36 @@ def _worst(system: SystemSummary, records: list[Record], traces: Traces) -> list
 
 
 def _per_question(systems: list[SystemSummary], records: list[Record], traces: Traces) -> list[Block]:
-    """One row per question: its gold, and each system's short answer, whether it was right, and its trace."""
+    """One row per question: its gold, and each system's short answer, its outcome, whether the evidence
+    shown held the answer, and its trace."""
     by_key = {(r.system, r.qid): r for r in records}
     qids = list(dict.fromkeys(r.qid for r in records))
     first = {r.qid: r for r in reversed(records)}
-    headers = ["question", "gold", *(h for s in systems for h in (s.system, "right", "trace"))]
+    headers = ["question", "gold", *(h for s in systems for h in (s.system, "outcome", "in evidence", "trace"))]
     rows = [[_cut(first[q].question), _gold(first[q]), *(c for s in systems for c in _cells(by_key.get((s.system, q)), traces))]
             for q in qids]
-    return [Text("Right: short-answer F1 of at least 0.5, or an abstention on an unanswerable question. Each trace "
+    return [Text("Outcome: right (short-answer F1 of at least 0.5, or an abstention on an unanswerable question), "
+                 "wrong or abstained. In evidence: the evidence shown held the answer (– where it does not apply). "
+                 "Each trace "
                  "link opens the question in `mlflow ui` (started on its default address, over this data dir's store)."),
             Table(headers, rows)]
 
 
 def _cells(record: Record | None, traces: Traces) -> list[Cell]:
     if record is None:
-        return ["–", "–", "–"]
+        return ["–", "–", "–", "–"]
     answer = "(abstained)" if record.result and record.result.abstained else (
         record.result.short_answer or record.answer if record.result else f"({record.status})")
     url = traces.get((record.system, record.qid))
-    return [_cut(answer), "yes" if record.right else "no", Link("trace", url) if url else "–"]
+    held = record.scores.answer_in_evidence
+    return [_cut(answer), _outcome(record), "–" if held is None else "yes" if held else "no",
+            Link("trace", url) if url else "–"]
+
+
+def _outcome(record: Record) -> str:
+    """Right, wrong or abstained; a record scored before net right was kept says only right or not."""
+    net = record.scores.net_right
+    return str(outcome_of(net)) if net is not None else "right" if record.right else "not right"
 
 
 def _gold(record: Record) -> str:

@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import Sequence
 
 import numpy as np
-from pydantic import BaseModel
+from pydantic import BaseModel, field_validator
 from scipy.stats import bootstrap
 
 RESAMPLES = 1000
@@ -22,6 +22,12 @@ class Estimate(BaseModel):
     low: float
     high: float
     n: int
+
+    @field_validator("mean", "low", "high", mode="before")
+    @classmethod
+    def _read_missing(cls, value):
+        # subtle: JSON writes the NaN of a mean over no values as null; summary.json must read back
+        return float("nan") if value is None else value
 
     def __str__(self) -> str:
         return self.shown(3)

@@ -8,9 +8,10 @@ counted. The abstention rate is the mean of the `abstained` metric, and is also 
 answerable and on unanswerable questions (where abstaining is correct). Web use is scored against the holdout
 labels: precision is the share of web-searching questions that had a held-out gold paragraph,
 recall the share of such questions that searched the web. The confidence's calibration (ECE,
-AUROC, reliability bins; `metrics.calibration`) is over the records with a result. Each system
-is also set against single pass in the same run (`optimize.eval.against_baseline`). This module
-does not plot or write files.
+AUROC, reliability bins; `metrics.calibration`) is over the records with a result. The right,
+wrong and abstained counts and the risk-coverage curve are `optimize.eval.abstention`'s. Each
+system is also set against single pass in the same run (`optimize.eval.against_baseline`). This
+module does not plot or write files.
 """
 
 from __future__ import annotations
@@ -20,8 +21,9 @@ from typing import get_args
 
 from pydantic import BaseModel, computed_field
 
-from metrics import Scorecard
+from metrics import RiskCoverage, Scorecard
 from metrics.calibration import Calibration, confidence_calibration
+from optimize.eval.abstention import Outcomes, count_outcomes, records_risk_coverage
 from optimize.eval.against_baseline import Against, against_baseline, right_a_minute
 from optimize.eval.records import Record, Recovery, outcomes, score_of
 from optimize.eval.stats import Estimate, mean_ci, percentile
@@ -37,8 +39,8 @@ def _numeric(annotation) -> bool:
 
 METRICS = tuple(name for name, field in Scorecard.model_fields.items() if _numeric(field.annotation))
 # the quality metrics shown per slice; the cost ones (tokens, calls, dollars) only overall
-MAIN = tuple(m for m in ("composite", "exact_match", "f1", "evidence_recall", "citation_recall", "citation_precision")
-             if m in METRICS)
+MAIN = tuple(m for m in ("composite", "exact_match", "f1", "evidence_recall", "answer_in_evidence", "citation_recall",
+                        "citation_precision") if m in METRICS)
 WORST = 5
 # a count or a time is shown to the decimals it is read at: "978 [829, 1121]" prompt tokens, not "978.000 [828.896, ...]"
 _DIGITS = {"prompt_tokens": 0, "completion_tokens": 0, "wall_s": 1, "lm_calls": 2, "web_searches": 2, "doc_queries": 2,
@@ -55,7 +57,8 @@ _LABELS = {"abstained": "abstention rate", "lm_calls": "LM calls / question", "p
            "completion_tokens": "completion tokens / question", "wall_s": "seconds / question",
            "web_searches": "web searches / question", "doc_queries": "collection queries / question",
            "dollars": "dollars / question", "priced": "share with a known price", "answer_coverage": "answer coverage",
-           "gold_citation_precision": "gold-citation precision", "latency_score": "latency score"}
+           "gold_citation_precision": "gold-citation precision", "latency_score": "latency score",
+           "net_right": "net right / question", "answer_in_evidence": "answer in evidence"}
 
 
 def label(metric: str) -> str:
@@ -98,6 +101,8 @@ class SystemSummary(BaseModel):
     worst: list[str]  # qids, lowest composite first
     calibration: Calibration | None = None  # how the reported confidence predicts right answers; None: no results
     right_a_minute: float | None = None  # right answers per minute of wall time; None in runs summarized before it
+    outcomes: Outcomes | None = None  # right, wrong and abstained; None in runs scored before net right was kept
+    risk_coverage: RiskCoverage | None = None  # of the answers given, ranked by confidence; None as for outcomes
 
 
 class RunSummary(BaseModel):
@@ -139,7 +144,8 @@ def summarize_system(records: list[Record]) -> SystemSummary:
         by_holdout=_slices(records, lambda r: "web holdout" if _has_holdout(r) else "local only"),
         by_type=_slices(records, lambda r: r.question_type),
         worst=[r.qid for r in sorted(records, key=lambda r: r.scores.composite)[:WORST]],
-        calibration=_calibration(records), right_a_minute=round(right_a_minute(records), 3))
+        calibration=_calibration(records), right_a_minute=round(right_a_minute(records), 3),
+        outcomes=count_outcomes(records), risk_coverage=records_risk_coverage(records))
 
 
 def _calibration(records: list[Record]) -> Calibration | None:

@@ -114,8 +114,9 @@ class EvalTracking:
     def log_summary(self, summary: RunSummary) -> None:
         """Per-system metrics, prefixed by the system: gated.f1, gated.abstained (the abstention rate),
         gated.web_recall, gated.confidence_ece, gated.rule_<name> (steps the rule chose),
-        gated.right_a_minute, single_pass.latency_p50_s, ...; and against single pass in the same
-        run, gated.vs_single_pass.f1_delta (paired mean), gated.vs_single_pass.p50_ratio, ..."""
+        gated.right_a_minute, gated.net_right, gated.outcome_wrong (a count), gated.aurc,
+        single_pass.latency_p50_s, ...; and against single pass in the same run,
+        gated.vs_single_pass.f1_delta (paired mean), gated.vs_single_pass.p50_ratio, ..."""
         metrics, now = [], int(time.time() * 1000)
         for system in summary.systems:
             calibration = system.calibration
@@ -124,7 +125,9 @@ class EvalTracking:
                      "abstained_unanswerable": system.abstained_unanswerable.rate,
                      "confidence_ece": calibration.ece if calibration else None,
                      "confidence_auroc": calibration.auroc if calibration else None,
-                     "right_a_minute": system.right_a_minute}
+                     "right_a_minute": system.right_a_minute,
+                     "aurc": system.risk_coverage.aurc if system.risk_coverage else None,
+                     **{f"outcome_{k}": v for k, v in dict(system.outcomes or {}).items()}}
             values = {name: e.mean for name, e in system.metrics.items() if e.n} | {
                 "latency_p50_s": system.latency_p50_s, "latency_p95_s": system.latency_p95_s, "n": system.n,
                 **{f"status_{k}": v for k, v in system.status.items()},

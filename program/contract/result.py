@@ -183,5 +183,7 @@ class Result(BaseModel):
     timing: Timing = Timing()
     trace: Trace = Trace()
     evidence: list[Passage] = Field([], description="the passages shown to the LM for the final answer")
+    evidence_shown: list[str] = Field([], description="each passage of `evidence` as the LM read it: trimmed to its "
+                                      "best sentences; empty in results recorded before it was kept")
     expansion_steps: list[ExpansionStep] = Field([], description="from a seed URL: the seed, then each round's "
                                                  "scored links, fetched, skipped or failed")

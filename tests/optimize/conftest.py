@@ -53,7 +53,7 @@ def result(question: str, answer: str, titles: list[str], actions=("retrieve", "
                          for a in actions],
                   ended=ended, resources=Resources(iterations=sum(a in {"answer", "query_docs", "search_web", "refine"} for a in actions)))
     return Result(question=question, answer=f"{answer} [1]." if titles else answer, citations=citations, evidence=evidence,
-                  timing=Timing(total_s=0.01), trace=trace)
+                  evidence_shown=[p.text for p in evidence], timing=Timing(total_s=0.01), trace=trace)
 
 
 def hand_record(qid: str, holdout: str = "", web_searches: int = 0, rules=(), abstained: bool = False) -> Record:
@@ -116,7 +116,8 @@ class SearchingProgram(dspy.Module):
 
     def forward(self, question: str, time_limit_s: float | None = None) -> dspy.Prediction:
         found = self.search(question, 3) + [r.to_passage() for r in (self.web.search(question, 3) if self.web else [])]
-        r = Result(question=question, answer=found[0].title, evidence=found, timing=Timing(total_s=0.01))
+        r = Result(question=question, answer=found[0].title, evidence=found, evidence_shown=[p.text for p in found],
+                   timing=Timing(total_s=0.01))
         return dspy.Prediction(answer=r.answer, result=r, evidence=r.evidence)
 
 

@@ -36,3 +36,22 @@ def test_a_summary_is_read_back_from_its_run_folder(tmp_path):
     run = summary(tmp_path, "hotpotqa")
     (tmp_path / "summary.json").write_text(run.model_dump_json(), encoding="utf-8")
     assert read_summary(tmp_path).systems[0].system == "gated"
+
+
+def test_each_row_has_the_abstention_metrics_and_an_older_summary_shows_dashes(tmp_path):
+    run = summary(tmp_path, "/data/musique/questions.jsonl", wrong=("q1",))
+    gated, single = corpora_table([run]).rows
+    column = {h: i for i, h in enumerate(HEADERS)}
+    assert (gated[column["right / wrong / abstained"]], single[column["right / wrong / abstained"]]) == ("2 / 1 / 0",
+                                                                                                       "3 / 0 / 0")
+    assert (gated[column["net right"]], single[column["net right"]]) == ("0.333", "1.000")
+    assert gated[column["net right - single pass"]].startswith("-0.667 [")
+    assert gated[column["answer in evidence"]] == "1.000"  # the gold paragraphs were shown, whatever was answered
+    assert gated[column["AURC"]] == "0.333" and single[column["AURC"]] == "0.000"
+    older = run.model_copy(deep=True)
+    for system in older.systems:
+        system.outcomes = system.risk_coverage = None
+        del system.metrics["net_right"], system.metrics["answer_in_evidence"]
+    row = corpora_table([older]).rows[0]
+    shown = [row[column[h]] for h in ("answer in evidence", "right / wrong / abstained", "net right", "AURC")]
+    assert shown == ["–"] * 4

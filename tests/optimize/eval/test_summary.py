@@ -67,3 +67,14 @@ def test_abstention_is_split_by_answerable_and_metrics_that_do_not_apply_are_lef
     system = summarize_system(HAND[:2] + unanswerable + HAND[4:])
     assert str(system.abstained_answerable) == "0.33 (1/3)" and str(system.abstained_unanswerable) == "0.50 (1/2)"
     assert system.metrics["evidence_recall"].n == 3 and system.metrics["composite"].n == 5
+
+
+def test_outcomes_count_a_broken_question_as_abstained_and_records_scored_before_them_give_none(records):
+    summary = summarize(records, "run-1", split="smoke", dataset="hotpotqa", program="uncompiled", profile="local",
+                        model="m", judge="lexical")
+    single = summary.systems[1]
+    assert (single.outcomes.right, single.outcomes.wrong, single.outcomes.abstained) == (1, 1, 1)
+    assert single.risk_coverage.answered == 2 and single.risk_coverage.questions == 3
+    old = summarize(HAND, "run-2", split="smoke", dataset="hotpotqa", program="uncompiled", profile="local",
+                    model="m", judge="lexical").systems[0]
+    assert old.outcomes is None and old.risk_coverage is None and old.metrics["net_right"].n == 0

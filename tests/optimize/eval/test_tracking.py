@@ -124,3 +124,16 @@ def test_a_store_whose_creation_is_cut_short_is_not_left_half_made(tmp_path, mon
     with tracked_run(settings, tmp_path, PARAMS):
         pass
     assert run_of(settings, tmp_path)[1].info.status == "FINISHED"
+
+
+def test_outcomes_net_right_and_aurc_are_logged_when_the_records_have_them(settings, tmp_path):
+    scored = [r.model_copy(update={"scores": r.scores.model_copy(update={"net_right": -1.0 + r.scores.abstained})})
+              for r in HAND]  # every hand record is wrong but the two that abstained
+    summary = summarize(scored, "r", split="smoke", dataset="hotpotqa", program="uncompiled", profile="local", model="m",
+                        judge="lexical")
+    with tracked_run(settings, tmp_path, PARAMS) as tracking:
+        tracking.log_summary(summary)
+    metrics = run_of(settings, tmp_path)[1].data.metrics
+    outcomes = [metrics[f"gated.outcome_{k}"] for k in ("right", "wrong", "abstained")]
+    assert outcomes == [0, 3, 2]
+    assert metrics["gated.net_right"] == pytest.approx(-0.6) and metrics["gated.aurc"] == 1.0
