@@ -38,13 +38,10 @@ def corpus_rows(corpus: str, summary: dict) -> list[list[str]]:
 
 
 def _outcomes(system: dict) -> list[str]:
-    """right, wrong, abstained and net right: read where the summary records them; abstained also from its shares."""
-    abstained = system.get("abstained")
-    if not isinstance(abstained, int):
-        shares = [system.get(k) for k in ("abstained_answerable", "abstained_unanswerable")]
-        abstained = sum(s["hits"] for s in shares if s) if any(shares) else None
-    return [str(v) if isinstance(v, int) else NONE
-            for v in (system.get("right"), system.get("wrong"), abstained, system.get("net_right"))]
+    """right, wrong and abstained counts and mean net right, as `optimize.eval.summary` records them."""
+    counts = system.get("outcomes") or {}
+    return [*(str(counts[k]) if k in counts else NONE for k in ("right", "wrong", "abstained")),
+            _mean(system, "net_right")]
 
 
 def _mean(system: dict, metric: str) -> str:
