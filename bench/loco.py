@@ -16,15 +16,18 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
 import time
 from pathlib import Path
 
 import numpy as np
 
-from metrics.calibration import auroc, expected_calibration_error
-from optimize.judges.fit import matrix, monotone_boosting, read_table, fit_sufficiency
-from program.base.settings import Settings
-from program.judges.sufficiency import FEATURES
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # this checkout's packages, not an installed copy
+
+from metrics.calibration import auroc, expected_calibration_error  # noqa: E402
+from optimize.judges.fit import fit_sufficiency, matrix, monotone_boosting, read_table  # noqa: E402
+from program.base.settings import Settings  # noqa: E402
+from program.judges.sufficiency import FEATURES  # noqa: E402
 
 REPORTED = "dev"  # the split each held-out corpus is measured on
 

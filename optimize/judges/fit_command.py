@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import argparse
 
-from optimize.durable import replacing
+from optimize.durable import write_atomic
 from optimize.judges.fit import read_table, fit_sufficiency
 from program.base.command_line import UsageError
 
@@ -21,7 +21,7 @@ def fit_command(args: argparse.Namespace) -> int:
     rows = [row for path in args.tables for row in read_table(path)]
     names = ", ".join(sorted({row["corpus"] for row in rows}))
     model = fit_sufficiency(rows, f"{len(rows)} states of {len({(r['corpus'], r['qid']) for r in rows})} questions ({names})")
-    with replacing(args.out) as tmp:
-        tmp.write_text(model.model_dump_json(indent=1) + "\n", encoding="utf-8")
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    write_atomic(args.out, model.model_dump_json(indent=1) + "\n")
     print(f"sufficiency model fitted on {model.fitted_on}: {args.out}")
     return 0

@@ -18,7 +18,7 @@ from pathlib import Path
 import dspy
 from tqdm import tqdm
 
-from optimize.durable import replacing
+from optimize.durable import write_atomic
 from optimize.eval.examples import NAMED, TEST, load_examples, resolve_dataset
 from optimize.eval.user_file import read_examples
 from optimize.judges.rollout import roll_out
@@ -37,8 +37,8 @@ def record_command(args: argparse.Namespace) -> int:
     name = args.name or settings.collection
     out = settings.data_dir / "states" / f"{name}.jsonl"
     rows = record_states(settings, args.dataset, name, Thresholds().max_iterations)
-    with replacing(out) as tmp:
-        Path(tmp).write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    out.parent.mkdir(parents=True, exist_ok=True)
+    write_atomic(out, "".join(json.dumps(r) + "\n" for r in rows))
     states, right = len(rows), sum(r["sufficient"] for r in rows)
     print(f"{states} states of {len({r['qid'] for r in rows})} questions, {right} sufficient: {out}")
     return 0
