@@ -1,6 +1,7 @@
 """The `python -m optimize` command line: `run` (the default) compiles a program, `eval` scores
 systems on a split, `compare` diffs two runs, `calibrate` fits the confidence on a run, `export`
-writes a run's prompts as text, `links` fits the link score's weights to a site.
+writes a run's prompts as text, `links` fits the link score's weights to a site, `record-states` and
+`fit-sufficiency` fit the sufficiency model, `explain` prints what a program's models weigh.
 
 Each subcommand is a function taking the parsed args, named "module:function" by its parser and
 imported only when it runs; a bare `python -m optimize` runs `run` with the quick preset. Bad input
@@ -19,6 +20,7 @@ import sys
 from optimize.calibration.parsers import add_parsers as add_calibration_parsers
 from optimize.eval.parsers import add_parsers as add_eval_parsers
 from optimize.job.parsers import add_parsers as add_job_parsers
+from optimize.judges.parsers import add_parsers as add_judges_parsers
 from optimize.links.parsers import add_parsers as add_links_parsers
 from program.base.command_line import run_command
 
@@ -42,6 +44,7 @@ def parser() -> Parser:
     add_calibration_parsers(sub)
     add_job_parsers(sub, positive_int)
     add_links_parsers(sub, positive_int)
+    add_judges_parsers(sub)
     return root
 
 

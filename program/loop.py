@@ -52,6 +52,7 @@ from program.gate import (
     spend,
 )
 from program.hints import Hints
+from program.judges.sufficiency import SufficiencyModel, default_model
 from program.lm.deadline import DeadlineExceeded, call_within
 from program.retrieval.breadth import BreadthExpander
 from program.retrieval.passage import Passage
@@ -106,6 +107,7 @@ class GatedRAG(dspy.Module):
         self.sessions = sessions or SessionStore()  # recall(id) and record(id, turn); see program.sessions
         self.breadth = breadth  # follows links from a seed URL; see program.retrieval.breadth
         self.calibrator: ConfidenceCalibrator | None = None  # fitted by `python -m optimize calibrate`
+        self.sufficiency: SufficiencyModel = default_model()  # P(the evidence holds the answer); decides nothing yet
         self.compiled_with = ""  # the serving LM the optimize job chose its demos and thresholds with
 
     def forward(self, question: str, hints: Hints | None = None, time_limit_s: float | None = None,
@@ -443,6 +445,7 @@ class GatedRAG(dspy.Module):
         calibrator = self.calibrator.model_dump() if self.calibrator else None
         return super().dump_state(json_mode=json_mode) | {"thresholds": self.thresholds.model_dump(),
                                                             "calibrator": calibrator,
+                                                            "sufficiency": self.sufficiency.model_dump(),
                                                             "gatedrag": {"format": FORMAT, "reranker": self.reranker,
                                                                          "lm": self.compiled_with}}
 
@@ -460,6 +463,9 @@ class GatedRAG(dspy.Module):
         calibrator = ConfidenceCalibrator.model_validate(saved) if saved is not None else None
         super().load_state(_upgrade_predictors(state, made), **kwargs)
         self.thresholds, self.calibrator = thresholds, calibrator
+        # added within format 3: a program saved before it carries none, and reads with the shipped one
+        saved = state.get("sufficiency")
+        self.sufficiency = SufficiencyModel.model_validate(saved) if saved is not None else default_model()
         self.compiled_with = state.get("gatedrag", {}).get("lm", "")
         return self
 

@@ -1,0 +1,35 @@
+"""The flags of `python -m optimize record-states`, `fit-sufficiency` and `explain`. They name their recipes
+in `optimize.judges` by "module:function", imported only when the command runs.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from program.base.command_line import add_data_dir
+
+
+def add_parsers(sub) -> None:
+    record = sub.add_parser("record-states", help="roll out retrieval (no LM) on labelled questions; write the "
+                            "sufficiency features table", description=(
+        "Run the loop's retrieval steps, with no LM, on every question of the dataset's splits but test, and write "
+        "each state's retrieval signals and its answer-in-evidence label to <data dir>/states/<name>.jsonl."))
+    record.add_argument("--dataset", required=True, help="hotpotqa, aws_docs, or a labelled question file")
+    record.add_argument("--collection", help="the collection to search (default: the configured one)")
+    record.add_argument("--name", help="the table's name (default: the collection's)")
+    add_data_dir(record)
+    record.set_defaults(run="optimize.judges.record:record_command")
+
+    fit = sub.add_parser("fit-sufficiency", help="fit the sufficiency model on states tables; write it as JSON",
+                         description="Fit P(sufficient | signals), a logistic regression, on the tables together.")
+    fit.add_argument("tables", nargs="+", type=Path, help="tables written by record-states")
+    fit.add_argument("--out", type=Path, required=True, help="where to write the model's JSON")
+    fit.set_defaults(run="optimize.judges.fit_command:fit_command")
+
+    explain = sub.add_parser("explain", help="print what each model a program carries weighs",
+                             description="Print each stored model's features, coefficients and standardized "
+                             "effects, largest first, for a run (its program.json) or a program JSON file.")
+    explain.add_argument("program", metavar="RUN|FILE", help="a run id (under <data dir>/runs), a run folder or a "
+                         "program JSON")
+    add_data_dir(explain)
+    explain.set_defaults(run="optimize.judges.explain:explain_command")
