@@ -35,7 +35,7 @@ def readme_commands() -> list[tuple[str, str | None, str]]:
         prog = max((p for p in PARSERS if line.startswith(p + " ") or line == p), key=len)
         rest = line[len(prog):].strip()
         first = rest.split(" ", 1)[0] if rest else ""
-        sub = first if first and not first.startswith(("[", "-", '"')) and first.isidentifier() else None
+        sub = first if first and not first.startswith(("[", "-", '"')) and first.replace("-", "_").isidentifier() else None
         if sub is None and first.startswith("[") and first.strip("[]") == DEFAULT_COMMAND.get(prog):
             sub = DEFAULT_COMMAND[prog]
         commands.append((prog, sub, rest.split(" ", 1)[1] if sub and " " in rest else ("" if sub else rest)))
