@@ -1,0 +1,144 @@
+"""Parallel eval against a served LM: `optimize eval --workers N`, its wall time and its answers.
+
+    python bench/parallel_eval.py [--limit 6] [--llamacpp] [--fake-latency 2.0] [--fake-workers 1,2,4,8]
+
+1. `--llamacpp`: the bundled 0.5B on llama.cpp with 2 slots (greedy decoding), started afresh for each
+   run in a process of its own (so no run is served the other's cached prompts) and reached through the
+   openai profile (OPENAI_BASE_URL). `optimize eval --workers 1`, then `--workers 2`, on the first
+   `--limit` HotpotQA smoke questions (the gated system): the wall time of each, and how many answers
+   are the same, question for question.
+2. A fake OpenAI-compatible endpoint that answers every call after `--fake-latency` seconds with a valid
+   output for the signature asked (its output fields read from the prompt): questions a second at each
+   of `--fake-workers`, against 1 worker. That is what an LM serving every request at once (a hosted
+   API) gives; the arithmetic for a real server is in docs/scaling.md.
+Needs the HotpotQA index (`python -m program index`). The machine may be shared: compare ratios.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import multiprocessing
+import os
+import re
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+FIELD = re.compile(r"^\d+\. `(\w+)` \((.+)\):", re.M)
+
+
+def main() -> None:
+    args = _args()
+    with tempfile.TemporaryDirectory() as folder:
+        if args.llamacpp:
+            _llamacpp(Path(folder), args.limit)
+        _fake(Path(folder), args.limit, args.fake_latency, [int(n) for n in args.fake_workers.split(",")])
+
+
+def _args() -> argparse.Namespace:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--limit", type=int, default=6, help="the first N smoke questions (default 6)")
+    parser.add_argument("--llamacpp", action="store_true", help="part 1: the bundled llama.cpp with 2 slots")
+    parser.add_argument("--fake-latency", type=float, default=2.0, help="seconds per fake LM call (default 2)")
+    parser.add_argument("--fake-workers", default="1,2,4,8")
+    return parser.parse_args()
+
+
+def _llamacpp(folder: Path, limit: int) -> None:
+    runs = {}
+    for workers in (1, 2):
+        with _served_llamacpp() as url:
+            runs[workers] = _eval(folder / f"llamacpp{workers}", url, "qwen2.5-coder-0.5b", workers, limit)
+    same = sum(runs[1]["answers"][q] == runs[2]["answers"].get(q) for q in runs[1]["answers"])
+    print(f"llama.cpp, 2 slots, {limit} questions (gated): --workers 1 {runs[1]['seconds']:.0f} s, "
+          f"--workers 2 {runs[2]['seconds']:.0f} s ({runs[1]['seconds'] / runs[2]['seconds']:.2f}x); "
+          f"{same} of {len(runs[1]['answers'])} answers the same")
+    for qid, answer in runs[1]["answers"].items():
+        if answer != runs[2]["answers"].get(qid):
+            print(f"  {qid}: {answer!r} | {runs[2]['answers'].get(qid)!r}")
+
+
+class _served_llamacpp:
+    """The bundled model's llama.cpp server with 2 slots, in a process of its own, for one block: its URL."""
+
+    def __enter__(self) -> str:
+        context = multiprocessing.get_context("spawn")
+        self.stop, (ours, theirs) = context.Event(), context.Pipe()
+        self.process = context.Process(target=_serve, args=(theirs, self.stop), daemon=True)
+        self.process.start()
+        return ours.recv()
+
+    def __exit__(self, *exc) -> None:
+        self.stop.set()
+        self.process.join(timeout=30)
+
+
+def _serve(pipe, stop) -> None:
+    from program.base.settings import Settings
+    from program.lm.local_lm import LocalServer, assemble_gguf
+
+    settings = Settings()
+    server = LocalServer(assemble_gguf(settings.local_model, settings.model_cache), slots=2)
+    pipe.send(f"{server.base_url}/v1")
+    stop.wait()
+    server.close()
+
+
+def _fake(folder: Path, limit: int, latency: float, pool: list[int]) -> None:
+    sys.path.insert(0, str(ROOT))
+    from tests.program.fake_openai import FakeOpenAI
+
+    server = FakeOpenAI(slow_s=latency, content=_valid_output)
+    server.mode = "slow"
+    try:
+        runs = {n: _eval(folder / f"fake{n}", server.api_base, "fake", n, limit) for n in pool}
+    finally:
+        server.close()
+    base = runs[pool[0]]
+    print(f"fake endpoint, {latency:g} s a call, {limit} questions (gated), {base['calls'] / limit:.1f} LM calls a question:")
+    for n, run in runs.items():
+        rate = limit / run["seconds"]
+        print(f"  --workers {n}: {run['seconds']:.1f} s, {rate:.2f} questions/s "
+              f"({rate * base['seconds'] / limit:.2f}x --workers {pool[0]}); answers the same as --workers {pool[0]}: "
+              f"{sum(run['answers'][q] == base['answers'][q] for q in base['answers'])} of {limit}")
+
+
+def _valid_output(body: dict) -> str:
+    """A JSON object with every output field the prompt names, each a value of its type."""
+    system = next(m["content"] for m in body["messages"] if m["role"] == "system")
+    fields = system.split("Your output fields are:", 1)[1].split("All interactions", 1)[0]
+    return json.dumps({name: _value(kind) for name, kind in FIELD.findall(fields)})
+
+
+def _value(kind: str):
+    if kind.startswith("Literal["):
+        return re.findall(r"'([^']*)'", kind)[0]
+    return {"bool": True, "int": 1, "float": 0.5}.get(kind, [] if kind.startswith("list") else {} if kind.startswith(
+        "dict") else "fake")
+
+
+def _eval(out: Path, api_base: str, model: str, workers: int, limit: int) -> dict:
+    env = {**os.environ, "OPENAI_API_KEY": "sk-local", "OPENAI_BASE_URL": api_base, "GATEDRAG_OPENAI_MODEL": model}
+    command = [sys.executable, "-m", "optimize", "eval", "--dataset", "hotpotqa", "--split", "smoke", "--limit",
+               str(limit), "--systems", "gated", "--profile", "openai", "--workers", str(workers), "--out", str(out),
+               "--no-progress"]
+    started = time.perf_counter()
+    subprocess.run(command, cwd=ROOT, env=env, check=True, capture_output=True, text=True)
+    seconds = time.perf_counter() - started
+    records = [json.loads(line) for line in (out / "results.jsonl").read_text().splitlines()]
+    return {"seconds": seconds, "answers": {r["qid"]: (r.get("result") or {}).get("answer") for r in records},
+            "calls": sum(_calls(r) for r in records)}
+
+
+def _calls(record: dict) -> int:
+    steps = ((record.get("result") or {}).get("trace") or {}).get("steps") or []
+    return sum((step.get("lm") or {}).get("calls", 0) for step in steps)
+
+
+if __name__ == "__main__":
+    sys.path.insert(0, str(ROOT))
+    main()
