@@ -18,7 +18,8 @@
    ingest's time, in the same run).
 3. With `--aws --ray ADDRESS`: the AWS guides' first `--aws-pages` markdown pages (default: all 2,757),
    unpacked to a temporary folder, ingested in process and then with `--ray` on the cluster at ADDRESS
-   (started beforehand, e.g. `ray start --head --num-cpus 2` with this tree on its PYTHONPATH) for each
+   (started beforehand, e.g. `ray start --head --num-cpus 2` with this tree on its PYTHONPATH, and
+   RAY_AUTH_MODE=token here when the cluster uses Ray's token authentication, its default) for each
    of `--actors` (default 1,2). Each gives chunks a second and peak RSS: the ingest process's, and each
    actor's (its VmHWM, read every half second while it runs). Then the proof: every collection holds
    the in-process one's chunk ids with the same text hashes, and the first 20 labelled questions'
@@ -222,17 +223,19 @@ def _aws(pages: int | None, address: str | None, pools: list[int]) -> None:
     settings = Settings(_env_file=None)
     with tempfile.TemporaryDirectory() as folder:
         site = _aws_site(settings, Path(folder), pages)
-        runs = {"in process": _in_child(_aws_ingest, str(site), f"{folder}/in_process", None, None)}
+        base = _in_child(_aws_ingest, str(site), f"{folder}/in_process", None, None)
+        print(f"AWS guides: {len(list(site.rglob('*.md')))} pages, {base['chunks']} chunks", flush=True)
+        _print_run("in process", base, base)
         for actors in pools:
-            runs[f"--ray, {actors} actor(s)"] = _in_child(_aws_ingest, str(site), f"{folder}/ray{actors}", address or "",
-                                                          actors)
-        print(f"AWS guides: {len(list(site.rglob('*.md')))} pages, {runs['in process']['chunks']} chunks")
-        base = runs["in process"]["rate"]
-        for name, run in runs.items():
-            actors = ", ".join(f"{mb:.0f}" for mb in run["actors_mb"]) or "-"
-            print(f"  {name:<22} {run['rate']:6.1f} chunks/s ({run['rate'] / base:.2f}x in process), "
-                  f"{run['seconds']:.0f} s; peak RSS: ingest {run['rss_mb']:.0f} MB, actors {actors} MB")
+            run = _in_child(_aws_ingest, str(site), f"{folder}/ray{actors}", address or "", actors)
+            _print_run(f"--ray, {actors} actor(s)", run, base)
         _same_collections(settings, [Path(folder) / name for name in ["in_process", *(f"ray{a}" for a in pools)]])
+
+
+def _print_run(name: str, run: dict, base: dict) -> None:
+    actors = ", ".join(f"{mb:.0f}" for mb in run["actors_mb"]) or "-"
+    print(f"  {name:<22} {run['rate']:6.1f} chunks/s ({run['rate'] / base['rate']:.2f}x in process), "
+          f"{run['seconds']:.0f} s; peak RSS: ingest {run['rss_mb']:.0f} MB, actors {actors} MB", flush=True)
 
 
 def _aws_site(settings: Settings, folder: Path, pages: int | None) -> Path:
