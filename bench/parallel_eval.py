@@ -25,6 +25,7 @@ import re
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from pathlib import Path
 
@@ -131,10 +132,9 @@ def _fake(folder: Path, questions: Path, limit: int, latency: float, pool: list[
     base = runs[pool[0]]
     print(f"fake endpoint, {latency:g} s a call, {limit} AWS questions (gated), {base['calls'] / limit:.1f} LM calls a question:")
     for n, run in runs.items():
-        rate = limit / run["seconds"]
-        print(f"  --workers {n}: {run['seconds']:.1f} s, {rate:.2f} questions/s "
-              f"({rate * base['seconds'] / limit:.2f}x --workers {pool[0]}); answers the same as --workers {pool[0]}: "
-              f"{sum(run['answers'][q] == base['answers'][q] for q in base['answers'])} of {limit}")
+        print(f"  --workers {n}: {run['seconds']:.1f} s in all ({base['seconds'] / run['seconds']:.2f}x); once warm "
+              f"{run['steady']:.2f} questions/s ({run['steady'] / base['steady']:.2f}x); answers the same as "
+              f"--workers {pool[0]}: {sum(run['answers'][q] == base['answers'][q] for q in base['answers'])} of {limit}")
 
 
 def _valid_output(body: dict) -> str:
@@ -158,9 +158,13 @@ def _eval(folder: Path, name: str, questions: Path, api_base: str, model: str, w
     command = [sys.executable, "-m", "optimize", "eval", "--dataset", str(questions), "--collection", "mini",
                "--web", "none", "--systems", "gated", "--profile", "openai", "--workers", str(workers), "--out",
                str(out), "--data-dir", str(folder / "data"), "--no-progress"]
-    # timed from the line the eval prints once its imports are done and its input checked, to its exit
+    # timed from the line the eval prints once its imports are done and its input checked, to its exit;
+    # and when each record lands, for the rate once the first questions (which pay the LM client's start) are done
+    landed: list[float] = []
+    watching = threading.Thread(target=_watch, args=(out / "results.jsonl", landed), daemon=True)
     with subprocess.Popen(command, cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
                           text=True) as process:
+        watching.start()
         said: list[str] = []
         started = next((time.perf_counter() for line in process.stderr if said.append(line) or line.startswith("run ")),
                        None)
@@ -169,8 +173,19 @@ def _eval(folder: Path, name: str, questions: Path, api_base: str, model: str, w
         raise RuntimeError(f"{name}: optimize eval failed (exit {process.returncode}): {''.join(said[-5:])}")
     seconds = time.perf_counter() - started
     records = [json.loads(line) for line in (out / "results.jsonl").read_text().splitlines()]
+    watching.join()
+    after = landed[workers - 1:]  # the first `workers` records each paid the warm-up
+    steady = (len(after) - 1) / (after[-1] - after[0]) if len(after) > 1 and after[-1] > after[0] else float("nan")
     return {"seconds": seconds, "answers": {r["qid"]: (r.get("result") or {}).get("answer") for r in records},
-            "calls": sum(_calls(r) for r in records)}
+            "calls": sum(_calls(r) for r in records), "steady": steady}
+
+
+def _watch(results: Path, landed: list[float]) -> None:
+    """The time each line of `results` appears, polled every 0.1 s until the eval writes its report."""
+    while not (results.parent / "report.html").exists():
+        lines = results.read_text().count("\n") if results.exists() else 0
+        landed += [time.perf_counter()] * (lines - len(landed))
+        time.sleep(0.1)
 
 
 def _calls(record: dict) -> int:
