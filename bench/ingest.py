@@ -16,6 +16,14 @@
    (`CHUNKING` bumped, as a release that cuts pages another way does): every chunk is written again,
    and those whose text the index holds take their dense vector from it (bar: <= 0.25 of the first
    ingest's time, in the same run).
+3. With `--aws --ray ADDRESS`: the AWS guides' first `--aws-pages` markdown pages (default: all 2,757),
+   unpacked to a temporary folder, ingested in process and then with `--ray` on the cluster at ADDRESS
+   (started beforehand, e.g. `ray start --head --num-cpus 2` with this tree on its PYTHONPATH, and
+   RAY_AUTH_MODE=token here when the cluster uses Ray's token authentication, its default) for each
+   of `--actors` (default 1,2). Each gives chunks a second and peak RSS: the ingest process's, and each
+   actor's (its VmHWM, read every half second while it runs). Then the proof: every collection holds
+   the in-process one's chunk ids with the same text hashes, and the first 20 labelled questions'
+   top-5 searches give the same chunks in the same order.
 """
 
 from __future__ import annotations
@@ -45,9 +53,18 @@ ROOT = Path(__file__).resolve().parent.parent
 
 def main() -> None:
     args = _args()
-    defaults = _in_child(_raw_fastembed, args.limit, False)
-    raw = _in_child(_raw_fastembed, args.limit, True)
-    indexed = _in_child(_ingest_corpus, args.limit)
+    if args.hotpotqa:
+        _hotpotqa(args.limit)
+    if args.html:
+        _html(args.html, args.html_pages)
+    if args.aws:
+        _aws(args.aws_pages, args.ray, [int(a) for a in args.actors.split(",")])
+
+
+def _hotpotqa(limit: int | None) -> None:
+    defaults = _in_child(_raw_fastembed, limit, False)
+    raw = _in_child(_raw_fastembed, limit, True)
+    indexed = _in_child(_ingest_corpus, limit)
     print(f"HotpotQA corpus: {indexed['chunks']} chunks")
     print(f"  raw fastembed, its defaults:              {defaults['rate']:.1f} chunks/s, "
           f"peak RSS {defaults['rss_mb']:.0f} MB")
@@ -61,15 +78,18 @@ def main() -> None:
           f"({last_chars:.0f} characters/s): last / first {last_chars / first_chars:.2f} in characters "
           f"(bar 0.80-1.20), {last / first:.2f} in chunks")
     print(f"  peak RSS bar < 1536 MB: {'met' if indexed['rss_mb'] < 1536 else 'missed'}")
-    if args.html:
-        _html(args.html, args.html_pages)
 
 
 def _args() -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--no-hotpotqa", dest="hotpotqa", action="store_false", help="skip part 1")
     parser.add_argument("--limit", type=int, default=None, help="the first N HotpotQA documents (default: all)")
     parser.add_argument("--html", type=Path, help="a folder of HTML pages (a documentation site)")
     parser.add_argument("--html-pages", type=int, default=300)
+    parser.add_argument("--aws", action="store_true", help="the AWS guides, in process and with --ray")
+    parser.add_argument("--aws-pages", type=int, help="the first N pages of the guides (default: all)")
+    parser.add_argument("--ray", metavar="ADDRESS", help="the Ray cluster of --aws (default: Ray's own default)")
+    parser.add_argument("--actors", default="1,2", help="comma-separated pool sizes for --aws (default 1,2)")
     return parser.parse_args()
 
 
@@ -167,7 +187,7 @@ def _profiled_ingest(site: str, data: str) -> dict:
     phases: dict[str, float] = defaultdict(float)
     ingest_module.read = _timed(ingest_module.read, phases, "reading and parsing")
     indexing.chunk_document = _timed(indexing.chunk_document, phases, "chunking")
-    indexing._points = _timed(indexing._points, phases, "embedding")
+    indexing.points = _timed(indexing.points, phases, "embedding")
     settings = Settings(_env_file=None, data_dir=Path(data), collection="bench")
     store = ingest_module.open_store(settings)
     store.upsert = _timed(store.upsert, phases, "writing")
@@ -197,6 +217,97 @@ def _timed(function, phases: dict[str, float], phase: str):
         finally:
             phases[phase] += time.perf_counter() - started
     return timed
+
+
+def _aws(pages: int | None, address: str | None, pools: list[int]) -> None:
+    settings = Settings(_env_file=None)
+    with tempfile.TemporaryDirectory() as folder:
+        site = _aws_site(settings, Path(folder), pages)
+        base = _in_child(_aws_ingest, str(site), f"{folder}/in_process", None, None)
+        print(f"AWS guides: {len(list(site.rglob('*.md')))} pages, {base['chunks']} chunks", flush=True)
+        _print_run("in process", base, base)
+        for actors in pools:
+            run = _in_child(_aws_ingest, str(site), f"{folder}/ray{actors}", address or "", actors)
+            _print_run(f"--ray, {actors} actor(s)", run, base)
+        _same_collections(settings, [Path(folder) / name for name in ["in_process", *(f"ray{a}" for a in pools)]])
+
+
+def _print_run(name: str, run: dict, base: dict) -> None:
+    actors = ", ".join(f"{mb:.0f}" for mb in run["actors_mb"]) or "-"
+    print(f"  {name:<22} {run['rate']:6.1f} chunks/s ({run['rate'] / base['rate']:.2f}x in process), "
+          f"{run['seconds']:.0f} s; peak RSS: ingest {run['rss_mb']:.0f} MB, actors {actors} MB", flush=True)
+
+
+def _aws_site(settings: Settings, folder: Path, pages: int | None) -> Path:
+    """The first `pages` markdown pages of the guides (sorted by path), unpacked under `folder`/site."""
+    import tarfile
+
+    from program.retrieval.aws_corpus import TARBALL, aws_file, tarball_pages
+
+    wanted = set(tarball_pages(settings)[:pages])
+    with tarfile.open(aws_file(settings, TARBALL)) as archive:
+        archive.extractall(folder / "site", members=[m for m in archive.getmembers() if m.name in wanted],
+                           filter="data")
+    return folder / "site"
+
+
+def _aws_ingest(site: str, data: str, address: str | None, actors: int | None) -> dict:
+    """One ingest of `site` into a fresh data dir: in process (`address` None) or on Ray with `actors`."""
+    import threading
+
+    settings = Settings(_env_file=None, data_dir=Path(data), collection="bench", ray_address=address or None,
+                        ray_actors=actors)
+    writer, peaks, running = None, {}, threading.Event()
+    if address is not None:
+        from program.retrieval.ray_writer import ray_writer
+
+        writer = ray_writer(settings)
+        running.set()
+        threading.Thread(target=_watch_actors, args=(peaks, running), daemon=True).start()
+    started = time.perf_counter()
+    report = ingest_module.ingest([Path(site)], settings, collection="bench", progress=False, writer=writer)
+    seconds = time.perf_counter() - started
+    running.clear()
+    ingest_module.open_store(settings).close()
+    return {"chunks": report.chunks, "rate": report.embedded / seconds, "seconds": seconds, "rss_mb": _rss_mb(),
+            "actors_mb": sorted(peaks.values())}
+
+
+def _watch_actors(peaks: dict[int, float], running) -> None:
+    """Each embedding actor's peak RSS (its VmHWM), read every half second while `running` is set."""
+    while running.is_set():
+        for status in Path("/proc").glob("[0-9]*/status"):
+            try:
+                if b"MapWorker" not in (status.parent / "cmdline").read_bytes():
+                    continue
+                line = next(x for x in status.read_text().splitlines() if x.startswith("VmHWM:"))
+            except (OSError, StopIteration):
+                continue
+            peaks[int(status.parent.name)] = max(peaks.get(int(status.parent.name), 0), int(line.split()[1]) / 1024)
+        time.sleep(0.5)
+
+
+def _same_collections(settings: Settings, data_dirs: list[Path]) -> None:
+    """Whether every collection holds the first's chunk ids and text hashes, and answers 20 questions alike."""
+    import csv
+
+    from program.retrieval.aws_corpus import QUESTIONS, aws_file
+    from program.retrieval.retriever import HybridSearch
+
+    with aws_file(settings, QUESTIONS).open(encoding="utf-8-sig", newline="") as rows:
+        questions = [row["Question"] for row in csv.DictReader(rows)][:20]
+    embedder, held, found = load_embedder(settings), [], []
+    for data in data_dirs:
+        store = EdgeStore(data / "qdrant-edge")
+        held.append(dict(store.payloads("bench", ["text_hash"])))
+        search = HybridSearch(store, "bench", embedder=embedder)
+        found.append([[p.chunk_id for p in search(q, 5)] for q in questions])
+        store.close()
+    for data, ids, hits in zip(data_dirs[1:], held[1:], found[1:]):
+        same = sum(a == b for a, b in zip(found[0], hits))
+        print(f"  {data.name} against {data_dirs[0].name}: {len(ids)} chunk ids, "
+              f"{'the same ids and text hashes' if ids == held[0] else 'DIFFERENT ids or hashes'}; "
+              f"{same} of {len(questions)} questions' top 5 the same, in order")
 
 
 def _env(data: Path) -> dict[str, str]:

@@ -59,6 +59,11 @@ def parser() -> argparse.ArgumentParser:
                         ".go; JavaScript only when included, e.g. --include '*.js')")
     ingest.add_argument("--exclude", action="append", default=[], metavar="GLOB", help="skip matching paths (repeatable)")
     ingest.add_argument("--prune", action="store_true", help="delete documents of these roots whose files are gone")
+    ingest.add_argument("--ray", nargs="?", const="", metavar="ADDRESS", help=(
+        "embed on a Ray cluster's actors (needs pip install -e '.[scale]'): ADDRESS, else $GATEDRAG_RAY_ADDRESS, else "
+        "RAY_ADDRESS, else a Ray started here for the run; setting GATEDRAG_RAY_ADDRESS alone also turns this on"))
+    ingest.add_argument("--ray-actors", type=int, metavar="N",
+                        help="embedding actors, one CPU each (default: one per CPU of the cluster)")
     add_data_dir(ingest)
     ingest.add_argument("--no-progress", action="store_true", help="no progress bars")
     ingest.set_defaults(run=_ingest)
@@ -135,9 +140,15 @@ def _ingest(args: argparse.Namespace) -> int:
     # deferred: fastembed, the store and the readers
     from program.retrieval.ingest import ingest
 
-    settings = settings_from_args(args, data_dir="data_dir")
+    settings = settings_from_args(args, data_dir="data_dir", ray_actors="ray_actors")
+    writer = None
+    if args.ray is not None or settings.ray_address:
+        from program.retrieval.ray_writer import ray_writer  # deferred: Ray, only for a run on it
+
+        address = args.ray or settings.ray_address or None  # `--ray` alone: the setting, else Ray's default
+        writer = ray_writer(settings.model_copy(update={"ray_address": address}))
     report = ingest(args.sources, settings, collection=args.collection, include=args.include, exclude=args.exclude,
-                    prune=args.prune, progress=not args.no_progress)
+                    prune=args.prune, progress=not args.no_progress, writer=writer)
     for error in report.errors:
         print(f"error: {error}", file=sys.stderr)
     for note in report.notes:

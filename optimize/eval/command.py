@@ -30,7 +30,7 @@ from program.base.command_line import INTERRUPTED, UsageError, settings_from_arg
 from program.lm.lm_profiles import configure_lm
 from program.retrieval.bundled import CORPORA
 
-DEFAULT_THREADS = {"local": 1, "openai": 8}
+SERVED_WORKERS = 8  # questions in flight by default against a served or hosted LM
 TEST_NOTICE = "notice: the test split is for final reports only; tune on smoke, dev and train"
 
 
@@ -43,7 +43,7 @@ def eval_command(args: argparse.Namespace) -> int:
     examples = _examples(settings, ref, config)
     programs = build_systems(settings, config.systems, program_path)
     folder = args.out or config.folder(settings)
-    threads = args.threads or DEFAULT_THREADS[settings.resolved_profile]
+    threads = workers(settings, args.workers)
     if settings.web_backend_note:
         print(settings.web_backend_note, file=sys.stderr)
     print(f"run {config.run_id}: {len(examples)} questions x {len(programs)} systems, {threads} thread(s) -> {folder}",
@@ -87,6 +87,17 @@ def corpora_command(args: argparse.Namespace) -> int:
     args.out.write_text(to_markdown(corpora_blocks(summaries), "."), encoding="utf-8")
     print(f"written: {args.out}")
     return 0
+
+
+def workers(settings, asked: int | None) -> int:
+    """Questions in flight: 1 with the local profile's in-process llama.cpp, whose one slot would only queue
+    the others (said on stderr when more were asked), else `asked` or `SERVED_WORKERS`."""
+    if settings.resolved_profile == "local":
+        if asked and asked > 1:
+            print(f"note: --workers {asked} needs a served LM; the local profile's in-process llama.cpp has one slot, "
+                  "so questions run one at a time", file=sys.stderr)
+        return 1
+    return asked or SERVED_WORKERS
 
 
 def _dataset_split(args: argparse.Namespace):

@@ -10,6 +10,10 @@ from pathlib import Path
 from program.base.command_line import add_data_dir
 
 DEFAULT_TIMEOUT_S = 240.0
+WORKERS_HELP = ("questions in flight, each with its own deadline and record (default 8 for a served or hosted LM). "
+                "The local profile's in-process llama.cpp has one slot, so there it stays 1: more would only queue "
+                "there and inflate each question's latency; serve the model with more slots and use it as an "
+                "OpenAI-compatible endpoint to run questions in parallel")
 DATASET_HELP = ("hotpotqa (default), aws_docs, or your own labelled questions: a .jsonl, .csv or .parquet file or a "
                 "folder saved with save_to_disk (schema: datasets/README.md)")
 
@@ -26,9 +30,7 @@ def add_parsers(sub, positive_int) -> None:
     ev.add_argument("--program", default="uncompiled", help="a compiled program JSON for the gated system, or 'uncompiled'")
     ev.add_argument("--systems", default="gated,single_pass,fixed_hops", help="comma-separated: gated, single_pass, fixed_hops")
     ev.add_argument("--limit", type=positive_int, help="the first N questions of the split")
-    ev.add_argument("--threads", type=positive_int, help=(
-        "questions in flight (default: 1 for the local profile, whose llama.cpp server has one slot, so more "
-        "threads only queue there and inflate each question's latency; 8 for openai)"))
+    ev.add_argument("--workers", "--threads", dest="workers", type=positive_int, help=WORKERS_HELP)
     ev.add_argument("--timeout", type=float, default=DEFAULT_TIMEOUT_S, help=(
         f"seconds per question (default {DEFAULT_TIMEOUT_S:g}): the LM call in flight is cancelled and the loop "
         "returns its draft; a question still running 10%% later is given up and recorded as a timeout"))

@@ -16,6 +16,7 @@ import sys
 from pathlib import Path
 
 from optimize.durable import write_atomic
+from optimize.eval.command import workers
 from optimize.eval.example_schema import DatasetError, DatasetFileError
 from optimize.eval.examples import job_examples, resolve_dataset
 from optimize.eval.tracking import tracked_run
@@ -58,7 +59,7 @@ def run_command(args: argparse.Namespace) -> int:
         return _finished(folder, stored)
     print(f"optimize run {folder.name}: {len(sets.train)} train, {len(sets.select)} select ({sets.select_name}), "
           f"{len(sets.report)} report ({sets.report_name}) questions -> {folder}", file=sys.stderr)
-    return _run(config, settings, folder, sets, args.progress)
+    return _run(config, settings, folder, sets, args.progress, workers(settings, args.workers))
 
 
 def _dataset(settings, config):
@@ -95,7 +96,7 @@ def _check_site(config, sets, max_bytes: int) -> None:
                              f"{config.site} (markdown or HTML, at most {max_bytes} bytes)")
 
 
-def _run(config, settings, folder: Path, sets, progress: bool) -> int:
+def _run(config, settings, folder: Path, sets, progress: bool, threads: int) -> int:
     folder.mkdir(parents=True, exist_ok=True)
     write_atomic(folder / "config.json", config.model_dump_json(indent=2))
     uncompiled = _program(settings)
@@ -107,7 +108,7 @@ def _run(config, settings, folder: Path, sets, progress: bool) -> int:
                 tracked_run(settings, folder, params, EXPERIMENT) as tracking:
             tracking.log_files([folder / "config.json"], folder)
             job = Job(config, settings, folder, guard, tracking, progress, teacher.lm if teacher else None,
-                      cold_start=handle.empty_prompt_cache)
+                      cold_start=handle.empty_prompt_cache, workers=threads)
             outcome = job.run(uncompiled, sets)
     except BudgetExceeded as stop:
         print(f"stopped: {stop}. What finished is in {folder}; raise the cap and resume with --resume {folder.name}",

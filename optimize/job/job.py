@@ -170,6 +170,8 @@ class Job:
     progress: bool = True
     teacher: dspy.LM | None = None  # bootstraps demos and proposes instructions; the configured LM is the student
     cold_start: Callable[[], object] = lambda: None  # before each system's run: see `run_examples`
+    # questions in flight in the evals; the select runs stay at 1: their recorder reads the LM's last call
+    workers: int = 1
     _searched: dict[int, GatedRAG] = field(default_factory=dict, init=False, repr=False)  # see `_remembering`
 
     def run(self, uncompiled: GatedRAG, sets: JobSets) -> Outcome:
@@ -422,7 +424,7 @@ class Job:
                             model=self.config.model,
                             time_limit_s=self.config.time_limit_s, program=self.folder.name, cache=False,
                             reranker=self.settings.reranker)
-        summary = run_eval(config, self.settings, self.folder / name, programs, examples, self._score(),
+        summary = run_eval(config, self.settings, self.folder / name, programs, examples, self._score(), self.workers,
                            params={"job": self.folder.name}, progress=self.progress, announce=announce,
                            cold_start=self.cold_start)
         for system in summary.systems:

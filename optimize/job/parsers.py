@@ -47,6 +47,10 @@ def add_parsers(sub, positive_int) -> None:
     add_data_dir(run)
     run.add_argument("--collection", help="the collection searched (default: the dataset's own for hotpotqa and "
                      "aws_docs, else the configured one)")
+    run.add_argument("--workers", type=positive_int, help=(
+        "questions in flight in the job's evals (default 8 for a served or hosted LM; always 1 for the local "
+        "profile's in-process llama.cpp, which has one slot); the select runs, whose LM calls are recorded for the "
+        "replay, run one question at a time"))
     run.add_argument("--no-progress", dest="progress", action="store_false")
     run.set_defaults(run="optimize.job.command:run_command")
     export = sub.add_parser("export", help="write a run's compiled prompts as readable text")

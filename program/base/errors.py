@@ -12,6 +12,10 @@ class ModelNotInstalledError(RuntimeError):
     """A package that ships model weights (or runs them) is not installed; the message names the pip command."""
 
 
+class MissingExtraError(RuntimeError):
+    """An optional extra (a package only some commands need) is not installed; the message names the pip command."""
+
+
 class IngestError(ValueError):
     """A source cannot be ingested; the message says which and why."""
 

@@ -97,6 +97,11 @@ class Settings(BaseSettings):
                                             "(the AWS guides' archive holds 2,797)")
     ingest_archive_max_bytes: int = Field(512 * 2**20, ge=1024, description="most bytes `ingest` reads from one "
                                           "archive's files, as declared and as read (the AWS guides': 20 MB)")
+    ray_address: str | None = Field(None, description="`ingest --ray` embeds on this Ray cluster (ray://host:10001, or "
+                                    "host:6379 from a node of it); unset: RAY_ADDRESS, else a Ray started on this "
+                                    "machine for the run. Setting it makes the CLI's `ingest` use Ray")
+    ray_actors: int | None = Field(None, ge=1, description="embedding actors of `ingest --ray`, one CPU each "
+                                   "(default: one per CPU of the cluster)")
     ingest_timeout_s: float = Field(20.0, gt=0, description="per HTTP request when `ingest` fetches a URL")
     fetch_allow_hosts: list[str] = Field([], description="host names, or host:port, that `ingest` and breadth "
                                          "expansion may fetch although they are local or private, and without the "

@@ -131,7 +131,9 @@ def _write_marker(target: Path, sha256: str) -> None:
 class LocalServer:
     """llama.cpp's OpenAI-compatible server on 127.0.0.1, in this process, on a free port.
 
-    One slot (`n_parallel=1`): on 2 CPU cores parallel slots only split the same compute.
+    One slot by default (`n_parallel=1`): on 2 CPU cores parallel slots only split the same compute. A
+    server started for other processes (`slots`) gives each slot the whole `n_ctx`, and decodes greedily
+    when a request names no temperature (as the openai profile's do), so it answers alike every time.
     Prompt caching is on twice over: `cache_prompt` reuses the slot's KV prefix, and the
     host-memory cache (`cache_ram_mib`) keeps earlier prompts so that predictors with
     different instructions, called in turn, each find their prefix again. A comparison empties
@@ -140,13 +142,13 @@ class LocalServer:
     """
 
     def __init__(self, model_path: Path, *, n_ctx: int = 4096, threads: int | None = None,
-                 cache_ram_mib: int = 2048, verbose: bool = False, ready_timeout_s: float = 120.0):
+                 cache_ram_mib: int = 2048, verbose: bool = False, ready_timeout_s: float = 120.0, slots: int = 1):
         try:
             import xllamacpp  # deferred: an optional extra ('gatedrag[local]'), absent for API-only users
         except ImportError as err:
             raise ModelNotInstalledError("xllamacpp is not installed; run: pip install 'gatedrag[local]'") from err
         self._params = _server_params(xllamacpp.CommonParams(), Path(model_path), n_ctx,
-                                      threads or _available_cores(), cache_ram_mib, verbose)
+                                      threads or _available_cores(), cache_ram_mib, verbose, slots)
         self._serve, self._ready_timeout_s = xllamacpp.Server, ready_timeout_s
         self._start()
         self._params.port = int(self.base_url.rsplit(":", 1)[1])  # a restart keeps the clients' URL
@@ -187,14 +189,16 @@ class LocalServer:
         return f"LocalServer({self.base_url!r})"
 
 
-def _server_params(params, model_path: Path, n_ctx: int, threads: int, cache_ram_mib: int, verbose: bool):
+def _server_params(params, model_path: Path, n_ctx: int, threads: int, cache_ram_mib: int, verbose: bool,
+                   slots: int = 1):
     if not model_path.is_file():
         raise FileNotFoundError(model_path)
     params.model.path = str(model_path)
     params.hostnames = ["127.0.0.1"]
     params.port = 0  # the OS picks a free port; the server reports it in listening_address
-    params.n_parallel = 1
-    params.n_ctx = n_ctx  # with one slot, the whole context is that slot's
+    params.n_parallel = slots
+    params.n_ctx = n_ctx * slots  # llama.cpp splits the context among the slots: each gets n_ctx
+    params.sampling.temp = 0.0  # what the local profile asks in every request; the default for those that don't
     # subtle: a request whose client hung up (`program.lm.deadline`) is cancelled between decode steps,
     # so during its prompt it holds the slot until the chunk in progress is decoded. llama.cpp's
     # default chunk, 2048 tokens, held a 1,400-token prompt ~10 s on 2 cores; 512 (the ubatch size,

@@ -8,6 +8,9 @@ that point's dense vector (`_KeptVectors`): a new chunking, an edit above a chun
 moved changes a chunk's hash, not what the model reads. Every chunk also
 keeps its document's hash (`doc_hash`), so `indexed_documents` tells an unchanged document at a glance.
 A run that changed anything ends with the store's `finish_bulk` (the embedded store builds HNSW there).
+Which process embeds is a `Writer`'s choice: `InProcess` (the default) embeds and writes each batch here;
+`program.retrieval.ray_writer` spreads the same batches over a Ray actor pool. Either way this module
+decides what to write, and the batches are the same.
 `build_indexes` indexes the two HotpotQA corpora of `program.retrieval.corpora`, for `python -m program index`.
 This module does not parse data files or search; see `program.retrieval.corpora` and `program.retrieval.retriever`.
 """
@@ -17,6 +20,7 @@ from __future__ import annotations
 import hashlib
 import uuid
 from collections.abc import Collection, Iterable, Iterator
+from typing import NamedTuple, Protocol
 
 from pydantic import BaseModel
 from tqdm import tqdm
@@ -82,18 +86,52 @@ def document_hash(document: Document, version: str) -> str:
     return hashlib.sha256(f"{version}\n{CHUNKING}\n{document.model_dump_json(exclude=unread)}".encode()).hexdigest()
 
 
-def index_documents(store: Store, collection: str, documents: Iterable[Document], *, embedder: Embedder,
-                    progress: bool = True, prune: bool = False, drop: Collection[str] = ()) -> IndexStats:
+class Batch(NamedTuple):
+    """Up to `BATCH_SIZE` changed chunks of similar lengths: what is embedded and written together."""
+
+    items: list[tuple[str, Chunk, dict]]  # (point id, chunk, its hashes)
+    texts: dict[str, str]  # point id -> the text the models read
+    kept: dict[str, list[float]]  # point id -> the dense vector a held point has for that text
+
+
+class Writer(Protocol):
+    """Embeds batches and writes their points, in any order; yields (embedded, reused) once per batch written."""
+
+    version: str  # the embedder's
+
+    def __call__(self, store: Store, collection: str, batches: Iterable[Batch]) -> Iterator[tuple[int, int]]: ...
+
+
+class InProcess:
+    """The default writer: each batch embedded in this process, then written."""
+
+    def __init__(self, embedder: Embedder):
+        self.embedder, self.version = embedder, embedder.version
+
+    def __call__(self, store: Store, collection: str, batches: Iterable[Batch]) -> Iterator[tuple[int, int]]:
+        for batch in batches:
+            store.upsert(collection, points(self.embedder, batch))
+            yield len(batch.items) - len(batch.kept), len(batch.kept)
+
+
+def index_documents(store: Store, collection: str, documents: Iterable[Document], *, embedder: Embedder | None = None,
+                    writer: Writer | None = None, progress: bool = True, prune: bool = False,
+                    drop: Collection[str] = ()) -> IndexStats:
     """Bring `collection` up to date with `documents`, and delete the documents whose ids are in `drop`;
     with `prune`, drop every other document too. Documents stream through in windows of `WINDOW` chunks,
-    so memory holds one window, whatever the corpus."""
+    so memory holds one window, whatever the corpus (a `writer` may hold more: see its own docstring).
+    `writer` embeds and writes (default: `InProcess(embedder)`)."""
+    writer = writer or InProcess(embedder)
     store.ensure(collection)
     existing = {pid: (p["doc_id"], p["text_hash"]) for pid, p in store.payloads(collection, ["doc_id", "text_hash"])}
-    run, kept = _Run(), _KeptVectors(store, collection, embedder.version)
+    run, kept = _Run(), _KeptVectors(store, collection, writer.version)
+    changed = ([item for item in window if existing.get(item[0], (None, None))[1] != item[2]["text_hash"]]
+               for window in _windows(documents, writer.version, run))
     with tqdm(desc=f"indexing {collection}", unit="chunk", disable=not progress) as bar:
-        for window in _windows(documents, embedder.version, run):
-            changed = [item for item in window if existing.get(item[0], (None, None))[1] != item[2]["text_hash"]]
-            _write(store, collection, embedder, changed, run, bar, kept)
+        for embedded, reused in writer(store, collection, _batches(changed, kept)):
+            run.embedded += embedded
+            run.reused += reused
+            bar.update(embedded + reused)
     doc_ids = run.doc_ids | set(drop)
     stale = [pid for pid, (doc_id, _) in existing.items() if pid not in run.seen and (prune or doc_id in doc_ids)]
     if stale:
@@ -172,19 +210,16 @@ def _windows(documents: Iterable[Document], version: str, run: _Run) -> Iterator
         yield window
 
 
-def _write(store: Store, collection: str, embedder: Embedder, pending: list[tuple[str, Chunk, dict]], run: _Run,
-           bar: tqdm, kept: _KeptVectors) -> None:
-    # subtle: a batch is padded to its longest text, so batches of similar lengths embed faster; sorting
-    # within a window (not the corpus) keeps the throughput flat from the first window to the last
-    pending.sort(key=lambda item: len(item[1].text))
-    for start in range(0, len(pending), BATCH_SIZE):
-        batch = pending[start:start + BATCH_SIZE]
-        texts = {pid: embedded_text(chunk) for pid, chunk, _ in batch}
-        dense = kept.take(texts)
-        store.upsert(collection, _points(embedder, batch, texts, dense))
-        run.embedded += len(batch) - len(dense)
-        run.reused += len(dense)
-        bar.update(len(batch))
+def _batches(windows: Iterable[list[tuple[str, Chunk, dict]]], kept: _KeptVectors) -> Iterator[Batch]:
+    """Each window's chunks in batches of `BATCH_SIZE`, each with the dense vectors held points have for its texts."""
+    for pending in windows:
+        # subtle: a batch is padded to its longest text, so batches of similar lengths embed faster; sorting
+        # within a window (not the corpus) keeps the throughput flat from the first window to the last
+        pending.sort(key=lambda item: len(item[1].text))
+        for start in range(0, len(pending), BATCH_SIZE):
+            items = pending[start:start + BATCH_SIZE]
+            texts = {pid: embedded_text(chunk) for pid, chunk, _ in items}
+            yield Batch(items, texts, kept.take(texts))
 
 
 def build_indexes(settings: Settings, *, progress: bool = True) -> dict[str, IndexStats]:
@@ -217,13 +252,12 @@ def _count_chunk(found: dict[str, IndexedDocument], payload: dict) -> None:
     document.chunks += 1
 
 
-def _points(embedder: Embedder, batch: list[tuple[str, Chunk, dict]], texts: dict[str, str],
-            kept: dict[str, list[float]]) -> list[Point]:
+def points(embedder: Embedder, batch: Batch) -> list[Point]:
     """The batch's points; a chunk with a kept dense vector needs only its BM25 vector (no model run)."""
-    fresh = [pid for pid, _, _ in batch if pid not in kept]
-    reused = [pid for pid, _, _ in batch if pid in kept]
-    vectors = dict(zip(fresh, embedder.documents([texts[pid] for pid in fresh]) if fresh else [], strict=True))
-    sparse = embedder.sparse_documents([texts[pid] for pid in reused]) if reused else []
-    vectors |= {pid: Embedding(kept[pid], s) for pid, s in zip(reused, sparse, strict=True)}
+    fresh = [pid for pid, _, _ in batch.items if pid not in batch.kept]
+    reused = [pid for pid, _, _ in batch.items if pid in batch.kept]
+    vectors = dict(zip(fresh, embedder.documents([batch.texts[pid] for pid in fresh]) if fresh else [], strict=True))
+    sparse = embedder.sparse_documents([batch.texts[pid] for pid in reused]) if reused else []
+    vectors |= {pid: Embedding(batch.kept[pid], s) for pid, s in zip(reused, sparse, strict=True)}
     return [Point(id=pid, dense=vectors[pid].dense, sparse=vectors[pid].sparse, payload={**chunk.model_dump(), **hashes})
-            for pid, chunk, hashes in batch]
+            for pid, chunk, hashes in batch.items]

@@ -36,6 +36,8 @@ from program.retrieval.fetch import Resolve, check_url, fetch_page, is_allowed
 from program.retrieval.indexing import (
     IndexedDocument,
     IndexStats,
+    InProcess,
+    Writer,
     document_hash,
     index_documents,
     indexed_documents,
@@ -86,10 +88,11 @@ class _Read(BaseModel):
 def ingest(sources: Iterable[Source], settings: Settings, *, collection: str | None = None,
            include: Sequence[str] = (), exclude: Sequence[str] = (), prune: bool = False, progress: bool = False,
            store: Store | None = None, embedder: Embedder | None = None, http: httpx.Client | None = None,
-           resolve: Resolve | None = None) -> IngestReport:
+           resolve: Resolve | None = None, writer: Writer | None = None) -> IngestReport:
     """Index `sources` (file or folder paths, archives, http(s) URLs, or `Document`s) into `collection`
     (default `settings.collection`). `include`/`exclude` are globs on paths inside folders and archives
-    (default include: every supported suffix). Raises IngestError for a bad source, before any change."""
+    (default include: every supported suffix). `writer` embeds and writes the changed chunks (default: in
+    this process, with `embedder`). Raises IngestError for a bad source, before any change."""
     started = time.perf_counter()
     collection = check_collection(collection or settings.collection)
     planned = [_check(source, settings, resolve) for source in sources]
@@ -97,7 +100,7 @@ def ingest(sources: Iterable[Source], settings: Settings, *, collection: str | N
         raise IngestError("nothing to ingest: name at least one file, folder, archive or URL")
     include = include or DEFAULT_INCLUDE
     store = store or open_store(settings)
-    version = embedder.version if embedder else VERSION
+    version = writer.version if writer else embedder.version if embedder else VERSION
     held = _held_files(indexed_documents(store, collection), version)
     found = _read_all(planned, settings, include, exclude, progress, http, resolve, held)
     with _INDEXING:  # the diff below is stale the moment another ingest writes
@@ -110,7 +113,7 @@ def ingest(sources: Iterable[Source], settings: Settings, *, collection: str | N
         stats = IndexStats(documents=0, chunks=0, embedded=0, skipped=0, deleted=0)
         if changed or drop:  # subtle: nothing to do must not even load the embedding models
             stats = index_documents(store, collection, changed, progress=progress, drop=drop,
-                                    embedder=embedder or load_embedder(settings))
+                                    writer=writer or InProcess(embedder or load_embedder(settings)))
     changed_ids = {d.doc_id for d in changed}
     unchanged = sum(indexed[d].chunks for d in [*found.documents, *found.kept] if d not in changed_ids and d in indexed)
     return IngestReport(collection=collection, documents=len(found.documents) + len(found.kept),

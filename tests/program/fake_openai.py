@@ -1,6 +1,6 @@
 """A fake OpenAI chat-completions server on 127.0.0.1 that can be slow, and tells when a client hangs up.
 
-`mode`: "fast" answers at once, "slow" after `slow_s` unless the client hangs up first, "error"
+`content`: the reply, or a function of the request body that gives it. `mode`: "fast" answers at once, "slow" after `slow_s` unless the client hangs up first, "error"
 with a 400. A slow request watches its connection: when the client closes it, the request ends
 and `hangups` gets the time. `in_flight` counts the requests being handled (llama.cpp's busy slot,
 for the fake), and `closed` is set at the first hang-up. Shared by the deadline tests, the
@@ -14,6 +14,7 @@ import select
 import socket
 import threading
 import time
+from collections.abc import Callable
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import dspy
@@ -25,7 +26,7 @@ class FakeOpenAI(ThreadingHTTPServer):
     daemon_threads = True
     block_on_close = False
 
-    def __init__(self, slow_s: float = 30.0, content: str = '{"answer": "Paris"}'):
+    def __init__(self, slow_s: float = 30.0, content: str | Callable[[dict], str] = '{"answer": "Paris"}'):
         super().__init__(("127.0.0.1", 0), _Handler)
         self.mode, self.slow_s, self.content = "fast", slow_s, content
         self.bodies, self.hangups, self.closed = [], [], threading.Event()
@@ -60,14 +61,15 @@ class _Handler(BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
 
     def do_POST(self):
-        self.server.bodies.append(json.loads(self.rfile.read(int(self.headers["Content-Length"]))))
+        body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+        self.server.bodies.append(body)
         self.server._counted(+1)
         try:
-            self._answer()
+            self._answer(body)
         finally:
             self.server._counted(-1)
 
-    def _answer(self) -> None:
+    def _answer(self, body: dict) -> None:
         if self.server.mode == "error":
             return send_json(self, 400, {"error": {"message": "bad request", "type": "invalid_request_error"}})
         if self.server.mode == "slow" and self._hung_up_within(self.server.slow_s):
@@ -77,8 +79,12 @@ class _Handler(BaseHTTPRequestHandler):
             return
         send_json(self, 200, {"id": "c1", "object": "chat.completion", "created": 0, "model": "fake",
                               "choices": [{"index": 0, "finish_reason": "stop",
-                                           "message": {"role": "assistant", "content": self.server.content}}],
+                                           "message": {"role": "assistant", "content": self._content(body)}}],
                               "usage": {"prompt_tokens": 10, "completion_tokens": 5, "total_tokens": 15}})
+
+    def _content(self, body: dict) -> str:
+        content = self.server.content
+        return content(body) if callable(content) else content
 
     def _hung_up_within(self, seconds: float) -> bool:
         end = time.monotonic() + seconds

@@ -1,7 +1,11 @@
 """The runner: records every example once, resumes without re-running, records timeouts and errors."""
 
+import json
+import time
+
 import dspy
 import pytest
+from dspy.utils.dummies import DummyLM
 
 from optimize.eval import runner
 from optimize.eval.records import RecordLog
@@ -167,3 +171,35 @@ def test_without_gold_hides_documents_named_by_a_path_as_well_as_by_title(tmp_pa
     hidden = runner.without_gold(program, ["forecast/doc_source/limits.md"])
     assert "Quotas" in {p.title for p in search("dataset rows quota", 5)}
     assert {p.title for p in hidden.search("dataset rows quota", 5)} == {"What is Forecast"}
+
+
+class AsksTheLM(dspy.Module):
+    """Asks its LM for the answer; the first questions sleep longest, so workers finish them last."""
+
+    def __init__(self):
+        super().__init__()
+        self.predict = dspy.Predict("question -> answer")
+
+    def forward(self, question, time_limit_s=None):
+        time.sleep({GOLD[q][0]: 0.3 - 0.1 * i for i, q in enumerate(GOLD)}[question])
+        answer = self.predict(question=question).answer
+        r = result(question, answer, [])
+        return dspy.Prediction(answer=r.answer, result=r, evidence=[])
+
+
+@pytest.mark.parametrize("workers", [2, 3])
+def test_workers_give_a_serial_runs_records_question_for_question_with_a_deterministic_lm(tmp_path, workers):
+    # the LM answers by the question it reads, as a deterministic one does whatever the order of calls
+    lm = DummyLM({GOLD[q][0]: {"answer": f"answer to {q}"} for q in GOLD})
+    with dspy.context(lm=lm):
+        serial = run(AsksTheLM(), RecordLog(tmp_path / "serial.jsonl"), threads=1)
+        parallel = run(AsksTheLM(), RecordLog(tmp_path / "parallel.jsonl"), threads=workers)
+
+    def outcome(record):
+        return record.model_dump(exclude={"seconds", "result"}), record.result.answer, record.result.trace
+
+    assert [outcome(r) for r in parallel] == [outcome(r) for r in serial]
+    assert [r.answer for r in serial] == [f"answer to {q}" for q in GOLD]
+    written = [json.loads(line)["qid"] for line in (tmp_path / "parallel.jsonl").read_text().splitlines()]
+    assert sorted(written) == sorted(GOLD) and written != list(GOLD)  # written as each finished, each once
+

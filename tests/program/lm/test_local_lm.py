@@ -92,6 +92,15 @@ def test_server_params_bind_localhost_on_a_free_port_with_prompt_caching(tmp_pat
     assert params.n_batch == params.n_ubatch == 512  # a cancelled request frees the slot within one such chunk
 
 
+def test_a_server_for_other_processes_gives_each_slot_the_whole_context_and_decodes_greedily(tmp_path):
+    xllamacpp = pytest.importorskip("xllamacpp")
+    model = tmp_path / "m.gguf"
+    model.write_bytes(b"GGUF")
+    params = local_lm._server_params(xllamacpp.CommonParams(), model, n_ctx=4096, threads=2,
+                                     cache_ram_mib=1024, verbose=False, slots=2)
+    assert (params.n_parallel, params.n_ctx, params.sampling.temp) == (2, 8192, 0.0)
+
+
 def test_server_refuses_a_missing_model_file(tmp_path):
     pytest.importorskip("xllamacpp")
     with pytest.raises(FileNotFoundError):
