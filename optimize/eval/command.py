@@ -27,15 +27,16 @@ from optimize.eval.run_config import UNCOMPILED, EvalConfig, file_sha256, runs_d
 from optimize.eval.summary import MAIN
 from optimize.eval.systems import SYSTEMS, build_systems
 from program.base.command_line import INTERRUPTED, UsageError, settings_from_args
-from program.lm.lm_profiles import configure_lm
+from program.lm.lm_profiles import configure_lm, serving_lm
 from program.retrieval.bundled import CORPORA
 
-DEFAULT_THREADS = {"local": 1, "openai": 8}
+LOCAL_THREADS, API_THREADS = 1, 8  # llama.cpp in process has one slot; an API serves many
 TEST_NOTICE = "notice: the test split is for final reports only; tune on smoke, dev and train"
 
 
 def eval_command(args: argparse.Namespace) -> int:
     settings = _eval_settings(args)
+    serving_lm(settings)  # a bad LM setting ends here, before any index or program is built
     ref, split = _dataset_split(args)
     config, program_path = _eval_config(args, settings, ref, split)
     if config.split == "test":
@@ -43,7 +44,7 @@ def eval_command(args: argparse.Namespace) -> int:
     examples = _examples(settings, ref, config)
     programs = build_systems(settings, config.systems, program_path)
     folder = args.out or config.folder(settings)
-    threads = args.threads or DEFAULT_THREADS[settings.resolved_profile]
+    threads = args.threads or (LOCAL_THREADS if settings.resolved_profile == "local" else API_THREADS)
     if settings.web_backend_note:
         print(settings.web_backend_note, file=sys.stderr)
     print(f"run {config.run_id}: {len(examples)} questions x {len(programs)} systems, {threads} thread(s) -> {folder}",

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from program.base.command_line import add_data_dir
+from program.base.command_line import add_data_dir, add_lm
 
 DEFAULT_TIMEOUT_S = 240.0
 DATASET_HELP = ("hotpotqa (default), aws_docs, or your own labelled questions: a .jsonl, .csv or .parquet file or a "
@@ -28,7 +28,7 @@ def add_parsers(sub, positive_int) -> None:
     ev.add_argument("--limit", type=positive_int, help="the first N questions of the split")
     ev.add_argument("--threads", type=positive_int, help=(
         "questions in flight (default: 1 for the local profile, whose llama.cpp server has one slot, so more "
-        "threads only queue there and inflate each question's latency; 8 for openai)"))
+        "threads only queue there and inflate each question's latency; 8 for an API LM)"))
     ev.add_argument("--timeout", type=float, default=DEFAULT_TIMEOUT_S, help=(
         f"seconds per question (default {DEFAULT_TIMEOUT_S:g}): the LM call in flight is cancelled and the loop "
         "returns its draft; a question still running 10%% later is given up and recorded as a timeout"))
@@ -42,8 +42,7 @@ def add_parsers(sub, positive_int) -> None:
         "hide the documents each question's gold sources name (titles, or paths and URLs they came from) from the "
         "index search and the offline web corpus (a search filter; "
         "the index is unchanged): checks that the program abstains when the evidence lacks the answer"))
-    ev.add_argument("--profile", choices=["local", "openai"])
-    ev.add_argument("--local-model", choices=["qwen2.5-coder-0.5b", "qwen2.5-coder-1.5b"])
+    add_lm(ev)
     ev.add_argument("--out", type=Path, help="the run folder (default: <data dir>/runs/<run id>)")
     add_data_dir(ev)
     ev.add_argument("--no-progress", dest="progress", action="store_false")

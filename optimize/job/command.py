@@ -30,7 +30,7 @@ from optimize.links.site_fit import labelled
 from program.assembly.factory import build_program
 from program.base.command_line import INTERRUPTED, UsageError, settings_from_args
 from program.base.json_file import read_json
-from program.lm.lm_profiles import build_teacher, configure_lm
+from program.lm.lm_profiles import build_teacher, configure_lm, serving_lm, teacher_lm
 from program.retrieval.bundled import CORPORA
 from program.retrieval.indexing import build_indexes
 from program.retrieval.store import CollectionMissingError
@@ -51,6 +51,9 @@ def run_command(args: argparse.Namespace) -> int:
                          "the labels")
     if args.dry_run:
         return _dry_run(config, sets)
+    serving_lm(settings)  # bad LM settings end here, before an index build or any phase
+    if config.teacher_model:
+        teacher_lm(settings, config.teacher_model)
     folder = _folder(settings, config, args.resume)
     if (stored := finished_outcome(folder)) is not None:
         print(f"{folder.name} already finished: its results as stored (no LM call, nothing logged); remove that "

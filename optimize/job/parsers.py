@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from program.base.command_line import add_data_dir
+from program.base.command_line import add_data_dir, add_lm
 
 
 def add_parsers(sub, positive_int) -> None:
@@ -42,8 +42,7 @@ def add_parsers(sub, positive_int) -> None:
     run.add_argument("--max-dollars", type=float)
     run.add_argument("--resume", metavar="RUN_ID", help="continue this run (default: the last unfinished one of this config)")
     run.add_argument("--dry-run", action="store_true", help="estimate LM calls and cost, spend nothing")
-    run.add_argument("--profile", choices=["local", "openai"])
-    run.add_argument("--local-model", choices=["qwen2.5-coder-0.5b", "qwen2.5-coder-1.5b"])
+    add_lm(run)
     add_data_dir(run)
     run.add_argument("--collection", help="the collection searched (default: the dataset's own for hotpotqa and "
                      "aws_docs, else the configured one)")
