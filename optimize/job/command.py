@@ -164,7 +164,7 @@ def _check_same_model(folder: Path, model: str) -> None:
         raise UsageError(f"{folder / 'config.json'}: not an optimize run's config (a JSON object)")
     if (made_with := stored.get("model")) not in (None, model):
         raise UsageError(f"run {folder.name} was made with {made_with}, not {model}: resume it with that model "
-                         "(--local-model, or the profile's API model)")
+                         "(--local-model, or --profile / GATEDRAG_LM)")
 
 
 def _dry_run(config, sets) -> int:

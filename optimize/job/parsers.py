@@ -23,7 +23,8 @@ def add_parsers(sub, positive_int) -> None:
     run.add_argument("--optimizer", choices=["labelled", "bootstrap", "mipro", "gepa"],
                      help="labelled (default): demos from the train questions' gold answers and passages")
     run.add_argument("--teacher-model", help="the LM that bootstraps demos and proposes instructions: "
-                     "qwen2.5-coder-1.5b, or an API model such as openai/gpt-4o-mini")
+                     "qwen2.5-coder-1.5b, or any model string dspy.LM takes, such as openai/gpt-4o-mini, at "
+                     "GATEDRAG_TEACHER_API_BASE if you serve it (docs/lms.md)")
     run.add_argument("--train-limit", type=positive_int)
     run.add_argument("--select-limit", type=positive_int, help="first N questions of the select set")
     run.add_argument("--report-limit", type=positive_int, help="first N questions of the report set")

@@ -60,7 +60,7 @@ class ApiLM:
 def api_lm(model: str, api_base: str | None, names: Names, keys: dict[str, str] | None = None) -> ApiLM:
     """The checked LM of `model` at `api_base`; `keys`: key values the settings already hold, by variable."""
     if not _MODEL.fullmatch(model):
-        raise LMSettingsError(f"{names.model} {model!r}: not `local` or provider/model; name the model as dspy.LM "
+        raise LMSettingsError(f"{names.model} {model!r}: not provider/model; name the model as dspy.LM "
                               "takes it, e.g. openai/gpt-4o-mini or ollama_chat/qwen2.5:7b (docs/lms.md)")
     key = _key(model, api_base, names, keys or {})
     if api_base:

@@ -69,7 +69,7 @@ def test_a_provider_key_is_read_from_its_variable_and_redacted_from_then_on(monk
 
 @pytest.mark.parametrize("model", ["nosuch/model", "gpt4", "openai/", "/x"])
 def test_an_unknown_provider_or_a_model_without_one_names_gatedrag_lm(model):
-    with pytest.raises(LMSettingsError, match=r"^GATEDRAG_LM '[^']*': (unknown provider|not `local`)"):
+    with pytest.raises(LMSettingsError, match=r"^GATEDRAG_LM '[^']*': (unknown provider|not provider/model)"):
         build_lm(settings(profile=model))
 
 
