@@ -3,8 +3,8 @@
     python bench/parallel_eval.py [--limit 6] [--llamacpp] [--fake-latency 2.0] [--fake-workers 1,2,4,8]
 
 1. `--llamacpp`: the bundled 0.5B on llama.cpp with 2 slots (greedy decoding), started afresh for each
-   run in a process of its own (so no run is served the other's cached prompts) and reached through the
-   openai profile (OPENAI_BASE_URL). `optimize eval --workers 1`, then `--workers 2`, on the first
+   run in a process of its own (so no run is served the other's cached prompts) and reached as a user's
+   server is (GATEDRAG_LM=openai/<name>, GATEDRAG_LM_API_BASE). `optimize eval --workers 1`, then `--workers 2`, on the first
    `--limit` AWS docs questions (the gated system, no web): the wall time of each, and how many answers
    are the same, question for question.
 2. A fake OpenAI-compatible endpoint that answers every call after `--fake-latency` seconds with a valid
@@ -152,11 +152,11 @@ def _value(kind: str):
 
 
 def _eval(folder: Path, name: str, questions: Path, api_base: str, model: str, workers: int) -> dict:
-    env = {**os.environ, "OPENAI_API_KEY": "sk-local", "OPENAI_BASE_URL": api_base, "GATEDRAG_OPENAI_MODEL": model,
+    env = {**os.environ, "GATEDRAG_LM": f"openai/{model}", "GATEDRAG_LM_API_BASE": api_base,
            "MLFLOW_TRACKING_URI": f"sqlite:///{folder / 'mlflow.db'}"}
     out = folder / name
     command = [sys.executable, "-m", "optimize", "eval", "--dataset", str(questions), "--collection", "mini",
-               "--web", "none", "--systems", "gated", "--profile", "openai", "--workers", str(workers), "--out",
+               "--web", "none", "--systems", "gated", "--workers", str(workers), "--out",
                str(out), "--data-dir", str(folder / "data"), "--no-progress"]
     # timed from the line the eval prints once its imports are done and its input checked, to its exit;
     # and when each record lands, for the rate once the first questions (which pay the LM client's start) are done

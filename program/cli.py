@@ -2,7 +2,7 @@
 `ask` answers one question, `serve` runs the HTTP service and `mcp` the MCP server over stdio;
 `migrate` rewrites a program or MLflow model saved under the old module paths.
 
-Bad input (an empty or oversized question, an unknown profile, missing data or index, a compiled
+Bad input (an empty or oversized question, an LM setting that cannot work, missing data or index, a compiled
 program or store that cannot be read, a Qdrant server that does not answer) ends with a one-line
 message and a non-zero exit, never a traceback.
 
@@ -24,6 +24,7 @@ from program.answer.criteria import CHECKS
 from program.base.command_line import (
     UsageError,
     add_data_dir,
+    add_lm,
     run_command,
     settings_from_args,
 )
@@ -73,8 +74,7 @@ def parser() -> argparse.ArgumentParser:
     ask.add_argument("--json", action="store_true", help="print the response contract as JSON (the same as HTTP /answer; "
                      "schema: program/contract/answer_response.schema.json)")
     ask.add_argument("--trace", action="store_true", help="with --json, include the decision trace")
-    ask.add_argument("--profile", choices=["local", "openai"], help="LM profile (default: openai if OPENAI_API_KEY is set, else local)")
-    ask.add_argument("--local-model", choices=["qwen2.5-coder-0.5b", "qwen2.5-coder-1.5b"], help="model of the local profile")
+    add_lm(ask)
     ask.add_argument("--program", type=Path, help="a compiled program JSON (prompts, demos, thresholds)")
     add_system(ask)
     add_data_dir(ask)
@@ -102,7 +102,7 @@ def parser() -> argparse.ArgumentParser:
                                  ("mcp", "run the MCP server over stdio", _mcp)):
         command = sub.add_parser(name, help=help_text)
         command.add_argument("--program", type=Path, help="a compiled program JSON (prompts, demos, thresholds)")
-        command.add_argument("--profile", choices=["local", "openai"])
+        add_lm(command, local_model=False)
         add_system(command)
         add_data_dir(command)
         command.add_argument("--collection", help="the collection served by default (requests may name another)")
@@ -174,6 +174,7 @@ def _ask(args: argparse.Namespace) -> int:
             raise UsageError(str(error)) from None
     settings = settings_from_args(args, profile="profile", local_model="local_model", data_dir="data_dir",
                                   collection="collection", web_backend="web", system="system")
+    _check_lm(settings)
     return _answer(question, hints, settings, args)
 
 
@@ -222,8 +223,17 @@ def _mcp(args: argparse.Namespace) -> int:
 
 
 def _serving_settings(args: argparse.Namespace, **names: str):
-    return settings_from_args(args, profile="profile", data_dir="data_dir", serve_timeout_s="timeout",
-                              collection="collection", web_backend="web", system="system", **names)
+    settings = settings_from_args(args, profile="profile", data_dir="data_dir", serve_timeout_s="timeout",
+                                  collection="collection", web_backend="web", system="system", **names)
+    _check_lm(settings)  # the service loads its LM in the background: a bad setting must end the start instead
+    return settings
+
+
+def _check_lm(settings: Settings) -> None:
+    """A bad API LM setting ends in one line now, before a store opens or a URL is ingested."""
+    from program.lm.lm_profiles import serving_lm  # deferred: DSPy
+
+    serving_lm(settings)
 
 
 def _program_path(args: argparse.Namespace) -> Path | None:

@@ -27,7 +27,7 @@ from optimize.eval.run_config import UNCOMPILED, EvalConfig, file_sha256, runs_d
 from optimize.eval.summary import MAIN
 from optimize.eval.systems import SYSTEMS, build_systems
 from program.base.command_line import INTERRUPTED, UsageError, settings_from_args
-from program.lm.lm_profiles import configure_lm
+from program.lm.lm_profiles import configure_lm, serving_lm
 from program.retrieval.bundled import CORPORA
 
 SERVED_WORKERS = 8  # questions in flight by default against a served or hosted LM
@@ -36,6 +36,7 @@ TEST_NOTICE = "notice: the test split is for final reports only; tune on smoke, 
 
 def eval_command(args: argparse.Namespace) -> int:
     settings = _eval_settings(args)
+    serving_lm(settings)  # a bad LM setting ends here, before any index or program is built
     ref, split = _dataset_split(args)
     config, program_path = _eval_config(args, settings, ref, split)
     if config.split == "test":

@@ -30,10 +30,11 @@ from program.assembly.factory import build_program
 from program.base.command_line import (
     UsageError,
     add_data_dir,
+    add_lm,
     run_command,
     settings_from_args,
 )
-from program.lm.lm_profiles import configure_lm
+from program.lm.lm_profiles import configure_lm, serving_lm
 from program.sessions.memory_store import SessionStore
 
 MODES = ("off", "on")
@@ -75,6 +76,7 @@ def _prepare(args: argparse.Namespace):
                                   web_backend="web", collection="collection")
     if args.program is not None and not args.program.is_file():
         raise UsageError(f"no compiled program at {args.program}")
+    serving_lm(settings)
     try:
         conversations = load_conversations(settings)[:args.limit]
     except DatasetError as error:
@@ -82,7 +84,7 @@ def _prepare(args: argparse.Namespace):
     folder = args.out or settings.data_dir / "runs" / "multiturn"
     _claim(folder, {"program": str(args.program or "uncompiled"), "web": settings.resolved_web_backend,
                     "collection": settings.collection, "profile": settings.resolved_profile,
-                    "model": settings.local_model, "timeout_s": args.timeout})
+                    "model": settings.serving_model, "timeout_s": args.timeout})
     return settings, conversations, folder
 
 
@@ -173,8 +175,7 @@ def parser() -> Parser:
     p.add_argument("--timeout", type=float, default=240.0, help="seconds per question (default 240)")
     p.add_argument("--web", choices=["tavily", "offline", "none"], help="default: offline unless TAVILY_API_KEY is set")
     p.add_argument("--collection", default="hotpotqa")
-    p.add_argument("--profile", choices=["local", "openai"])
-    p.add_argument("--local-model", choices=["qwen2.5-coder-0.5b", "qwen2.5-coder-1.5b"])
+    add_lm(p)
     p.add_argument("--out", type=Path, help="the run folder (default: <data dir>/runs/multiturn)")
     add_data_dir(p)
     p.set_defaults(run=run)

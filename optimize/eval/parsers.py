@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from program.base.command_line import add_data_dir
+from program.base.command_line import add_data_dir, add_lm
 
 DEFAULT_TIMEOUT_S = 240.0
 WORKERS_HELP = ("questions in flight, each with its own deadline and record (default 8 for a served or hosted LM). "
@@ -44,8 +44,7 @@ def add_parsers(sub, positive_int) -> None:
         "hide the documents each question's gold sources name (titles, or paths and URLs they came from) from the "
         "index search and the offline web corpus (a search filter; "
         "the index is unchanged): checks that the program abstains when the evidence lacks the answer"))
-    ev.add_argument("--profile", choices=["local", "openai"])
-    ev.add_argument("--local-model", choices=["qwen2.5-coder-0.5b", "qwen2.5-coder-1.5b"])
+    add_lm(ev)
     ev.add_argument("--out", type=Path, help="the run folder (default: <data dir>/runs/<run id>)")
     add_data_dir(ev)
     ev.add_argument("--no-progress", dest="progress", action="store_false")

@@ -31,7 +31,7 @@ from optimize.links.site_fit import labelled
 from program.assembly.factory import build_program
 from program.base.command_line import INTERRUPTED, UsageError, settings_from_args
 from program.base.json_file import read_json
-from program.lm.lm_profiles import build_teacher, configure_lm
+from program.lm.lm_profiles import build_teacher, configure_lm, serving_lm, teacher_lm
 from program.retrieval.bundled import CORPORA
 from program.retrieval.indexing import build_indexes
 from program.retrieval.store import CollectionMissingError
@@ -52,6 +52,9 @@ def run_command(args: argparse.Namespace) -> int:
                          "the labels")
     if args.dry_run:
         return _dry_run(config, sets)
+    serving_lm(settings)  # bad LM settings end here, before an index build or any phase
+    if config.teacher_model:
+        teacher_lm(settings, config.teacher_model)
     folder = _folder(settings, config, args.resume)
     if (stored := finished_outcome(folder)) is not None:
         print(f"{folder.name} already finished: its results as stored (no LM call, nothing logged); remove that "
@@ -162,7 +165,7 @@ def _check_same_model(folder: Path, model: str) -> None:
         raise UsageError(f"{folder / 'config.json'}: not an optimize run's config (a JSON object)")
     if (made_with := stored.get("model")) not in (None, model):
         raise UsageError(f"run {folder.name} was made with {made_with}, not {model}: resume it with that model "
-                         "(--local-model, or the profile's API model)")
+                         "(--local-model, or --profile / GATEDRAG_LM)")
 
 
 def _dry_run(config, sets) -> int:

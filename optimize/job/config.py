@@ -48,7 +48,7 @@ class OptimizeConfig(BaseModel):
         "labelled", description="labelled: demos built from the train questions' gold answers and passages; "
         "bootstrap, mipro, gepa: DSPy's optimizers")
     teacher_model: str | None = Field(None, description="the LM that bootstraps demos and proposes instructions "
-                                      "(a local model name or an API model); the serving LM stays the student")
+                                      "(a bundled model's name or any model string dspy.LM takes); the serving LM stays the student")
     train_limit: int = Field(6, ge=1, description="first N questions of the train split used to build demos")
     val_split: str | None = Field(None, description="the split select and report are carved from; unset: the "
                                   "dataset's validation split")

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from program.base.command_line import add_data_dir
+from program.base.command_line import add_data_dir, add_lm
 
 
 def add_parsers(sub, positive_int) -> None:
@@ -23,7 +23,8 @@ def add_parsers(sub, positive_int) -> None:
     run.add_argument("--optimizer", choices=["labelled", "bootstrap", "mipro", "gepa"],
                      help="labelled (default): demos from the train questions' gold answers and passages")
     run.add_argument("--teacher-model", help="the LM that bootstraps demos and proposes instructions: "
-                     "qwen2.5-coder-1.5b, or an API model such as openai/gpt-4o-mini")
+                     "qwen2.5-coder-1.5b, or any model string dspy.LM takes, such as openai/gpt-4o-mini, at "
+                     "GATEDRAG_TEACHER_API_BASE if you serve it (docs/lms.md)")
     run.add_argument("--train-limit", type=positive_int)
     run.add_argument("--select-limit", type=positive_int, help="first N questions of the select set")
     run.add_argument("--report-limit", type=positive_int, help="first N questions of the report set")
@@ -42,8 +43,7 @@ def add_parsers(sub, positive_int) -> None:
     run.add_argument("--max-dollars", type=float)
     run.add_argument("--resume", metavar="RUN_ID", help="continue this run (default: the last unfinished one of this config)")
     run.add_argument("--dry-run", action="store_true", help="estimate LM calls and cost, spend nothing")
-    run.add_argument("--profile", choices=["local", "openai"])
-    run.add_argument("--local-model", choices=["qwen2.5-coder-0.5b", "qwen2.5-coder-1.5b"])
+    add_lm(run)
     add_data_dir(run)
     run.add_argument("--collection", help="the collection searched (default: the dataset's own for hotpotqa and "
                      "aws_docs, else the configured one)")

@@ -11,10 +11,11 @@ import os
 import sys
 from collections.abc import Callable
 from pathlib import Path
+from typing import get_args
 
 from program.base.errors import one_line
 from program.base.redaction import install_log_redaction, redact
-from program.base.settings import Settings
+from program.base.settings import LocalModel, Settings
 
 INTERRUPTED = 130  # the exit code after Ctrl-C
 
@@ -68,6 +69,15 @@ def handler(run: Callable[[argparse.Namespace], int] | str) -> Callable[[argpars
 def add_data_dir(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--data-dir", type=Path, help="indexes, web cache, sessions and runs (default: "
                         "$GATEDRAG_DATA_DIR, else .gatedrag)")
+
+
+def add_lm(parser: argparse.ArgumentParser, *, local_model: bool = True) -> None:
+    """`--profile`, the LM every command takes the same way, and `--local-model` where a command starts it."""
+    parser.add_argument("--profile", metavar="LM", help="the LM (GATEDRAG_LM): local, the bundled model (the default, "
+                        "or openai if OPENAI_API_KEY is set), or provider/model as dspy.LM takes it, e.g. "
+                        "openai/gpt-4o-mini or ollama_chat/qwen2.5:7b, at GATEDRAG_LM_API_BASE (docs/lms.md)")
+    if local_model:
+        parser.add_argument("--local-model", choices=get_args(LocalModel), help="the model of the local profile")
 
 
 def settings_from_args(args: argparse.Namespace, **names: str) -> Settings:

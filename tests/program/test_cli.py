@@ -103,3 +103,57 @@ def test_ask_reads_dspys_cache_unless_told_not_to(lm_caches, capsys, tmp_path):
     ask(capsys, tmp_path, QUESTION)
     ask(capsys, tmp_path, QUESTION, "--no-cache")
     assert lm_caches == [True, False]
+
+
+@pytest.fixture
+def no_lm_env(monkeypatch):
+    for name in ("GATEDRAG_LM", "GATEDRAG_PROFILE", "GATEDRAG_LM_API_BASE", "OPENAI_API_KEY", "ANTHROPIC_API_KEY"):
+        monkeypatch.delenv(name, raising=False)
+
+
+@pytest.fixture
+def fake_server():
+    from tests.program.fake_openai import FakeOpenAI
+
+    server = FakeOpenAI()
+    yield server
+    server.close()
+
+
+def test_ask_reaches_an_openai_compatible_server_named_by_gatedrag_lm_and_its_api_base(
+        monkeypatch, no_lm_env, fake_server, capsys, tmp_path):
+    monkeypatch.setattr(program.assembly.factory, "build_program", lambda *_, **__: GatedRAG(FakeSearch(DOCS)))
+    monkeypatch.setenv("GATEDRAG_LM", "openai/fake")
+    monkeypatch.setenv("GATEDRAG_LM_API_BASE", fake_server.api_base)
+    main(["ask", QUESTION, "--data-dir", str(tmp_path), "--no-cache"])
+    assert f"profile: openai/fake via DSPy at {fake_server.api_base}" in capsys.readouterr().err
+    assert fake_server.bodies and {body["model"] for body in fake_server.bodies} == {"fake"}
+
+
+@pytest.mark.parametrize(("env", "says"), [
+    ({"GATEDRAG_LM": "nosuch/model"}, "error: GATEDRAG_LM 'nosuch/model': unknown provider 'nosuch'"),
+    ({"GATEDRAG_LM": "anthropic/claude-3-5-haiku-latest"},
+     "error: ANTHROPIC_API_KEY is not set, and GATEDRAG_LM anthropic/claude-3-5-haiku-latest needs it"),
+    ({"GATEDRAG_LM": "openai/local", "GATEDRAG_LM_API_BASE": "http://127.0.0.1:{port}/v1"},
+     "error: GATEDRAG_LM_API_BASE http://127.0.0.1:{port}/v1: nothing answers at 127.0.0.1:{port}"),
+])
+@pytest.mark.parametrize("command", [["ask", QUESTION], ["serve"], ["mcp"]])
+def test_a_bad_lm_setting_is_one_line_naming_the_variable_before_anything_is_built(
+        monkeypatch, no_lm_env, built, capsys, tmp_path, env, says, command):
+    import socket
+
+    with socket.socket() as sock:  # a loopback port nothing listens on
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    for name, value in env.items():
+        monkeypatch.setenv(name, value.format(port=port))
+    assert main([*command, "--data-dir", str(tmp_path)]) == 1
+    err = capsys.readouterr().err
+    assert err.startswith(says.format(port=port)) and err.count("\n") == 1
+    assert built == [] and list(tmp_path.iterdir()) == []
+
+
+def test_the_profile_flag_takes_a_model_string_and_wins_over_gatedrag_lm(monkeypatch, no_lm_env, built, capsys, tmp_path):
+    monkeypatch.setenv("GATEDRAG_LM", "openai/gpt-4o-mini")
+    assert main(["ask", QUESTION, "--profile", "nosuch/x", "--data-dir", str(tmp_path)]) == 1
+    assert capsys.readouterr().err.startswith("error: GATEDRAG_LM 'nosuch/x': unknown provider")

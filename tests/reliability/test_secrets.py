@@ -113,3 +113,19 @@ def test_readyz_never_shows_a_key(config):
                               headers={"Authorization": f"Bearer {CANARIES['GATEDRAG_API_TOKEN']}"})
     assert ready.status_code == 503 and refused.status_code == 503
     assert hits(ready.text + refused.text) == [] and MARKER in ready.json()["detail"]
+
+
+def test_a_provider_key_read_for_the_lm_is_redacted_like_a_setting(monkeypatch, capsys, restore_logging):
+    from program.lm.lm_profiles import build_lm
+
+    key = "canary-anthropic-7c6b5a4f3e"  # no key-like prefix: only the memory of keys read can catch it
+    monkeypatch.setenv("ANTHROPIC_API_KEY", key)
+    handle = build_lm(Settings(_env_file=None, profile="anthropic/claude-3-5-haiku-latest"))
+    assert key not in handle.description + repr(handle)
+
+    def failing(args):
+        logging.getLogger("program.probe").error("the provider said: key %s rejected", key)
+        raise RuntimeError(f"the provider said: key {key} rejected")
+
+    assert run_command(argparse.Namespace(run=failing)) == 1
+    assert key not in capsys.readouterr().err

@@ -66,7 +66,7 @@ def test_a_run_made_with_another_lm_is_not_resumed(capsys, tmp_path):
     assert optimize_main(argv) == 2
     err = capsys.readouterr().err
     assert err == (f"error: run run was made with qwen2.5-coder-1.5b, not {DEFAULT_LOCAL_MODEL}: resume it with that "
-                   "model (--local-model, or the profile's API model)\n")
+                   "model (--local-model, or --profile / GATEDRAG_LM)\n")
     assert sorted(p.name for p in made.iterdir()) == ["config.json"]
 
 

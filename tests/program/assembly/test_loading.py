@@ -8,6 +8,7 @@ import pytest
 from program import load
 from program.assembly.loading import ProgramLoadError, apply_state, read_state
 from program.judges.sufficiency import SufficiencyModel, default_model
+from program.base.settings import Settings
 from program.loop import GatedRAG
 from program.thresholds import Thresholds
 from tests.conftest import FakeSearch, passage, scripted_lm
@@ -144,6 +145,9 @@ def test_a_program_records_the_lm_it_was_compiled_with_and_serving_it_with_anoth
     with pytest.warns(UserWarning, match="chosen with qwen2.5-coder-1.5b, and this run answers with qwen2.5-coder-0.5b"):
         apply_state(GatedRAG(FakeSearch(DOCS)), state, "p", "qwen2.5-coder-0.5b")
     assert apply_state(GatedRAG(FakeSearch(DOCS)), state, "p", "qwen2.5-coder-1.5b").compiled_with == "qwen2.5-coder-1.5b"
+    api = Settings(_env_file=None, profile="ollama_chat/qwen2.5:7b").serving_model
+    with pytest.warns(UserWarning, match="chosen with qwen2.5-coder-1.5b, and this run answers with ollama_chat/qwen2.5:7b"):
+        apply_state(GatedRAG(FakeSearch(DOCS)), state, "p", api)
     GatedRAG(FakeSearch(DOCS)).save(tmp_path / "uncompiled.json")  # never compiled: nothing to warn about
     apply_state(GatedRAG(FakeSearch(DOCS)), read_state(tmp_path / "uncompiled.json"), "u", "qwen2.5-coder-0.5b")
     assert not [w for w in recwarn if "chosen with" in str(w.message)]

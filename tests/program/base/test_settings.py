@@ -28,3 +28,16 @@ def test_a_tavily_key_that_switches_the_web_says_so_in_the_backend_label(tmp_pat
     assert label.startswith("tavily (") and "tvly-secret" not in label
     chosen = keyed.model_copy(update={"web_backend": "tavily"})
     assert chosen.web_backend_note == "" and TavilyWeb(chosen).label == "tavily"
+
+
+def test_the_lm_is_gatedrag_lm_or_its_older_name_and_records_name_it_by_its_model_string(monkeypatch):
+    for name in ("GATEDRAG_LM", "GATEDRAG_PROFILE", "OPENAI_API_KEY"):
+        monkeypatch.delenv(name, raising=False)
+    local = Settings(_env_file=None)
+    assert (local.resolved_profile, local.serving_model) == ("local", "qwen2.5-coder-0.5b")
+    monkeypatch.setenv("GATEDRAG_PROFILE", "openai")
+    assert Settings(_env_file=None, openai_model="gpt-4o-mini").serving_model == "openai/gpt-4o-mini"
+    monkeypatch.setenv("GATEDRAG_LM", "ollama_chat/qwen2.5:7b")  # the new name wins over the older one
+    chosen = Settings(_env_file=None)
+    assert chosen.resolved_profile == chosen.serving_model == "ollama_chat/qwen2.5:7b"
+    assert Settings(_env_file=None, profile="local").resolved_profile == "local"  # a flag wins over the environment

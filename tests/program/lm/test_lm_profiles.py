@@ -1,4 +1,5 @@
-"""LM profiles: what each builds, that secrets stay out of reprs and saved state, and one real local run."""
+"""LM profiles: what the local one builds, that secrets stay out of reprs and saved state, and one real local run
+(API LMs and their checks: tests/program/lm/test_lm_check.py)."""
 
 from __future__ import annotations
 
@@ -75,29 +76,10 @@ def test_local_profile_stops_the_server_if_the_lm_cannot_be_built(fake_local, tm
     assert fake_local[0].closed
 
 
-@pytest.mark.parametrize(("name", "model"), [("gpt-4o-mini", "openai/gpt-4o-mini"),
-                                             ("anthropic/claude-3-5-haiku", "anthropic/claude-3-5-haiku")])
-def test_openai_profile_takes_any_litellm_model_string(name, model):
-    handle = build_lm(settings(profile="openai", openai_model=name, openai_api_key=SECRET))
-    assert (handle.profile, handle.lm.model) == ("openai", model)
-    assert handle.lm.kwargs["api_key"] == SECRET
-
-
 def test_api_key_stays_out_of_repr_and_saved_state():
     handle = build_lm(settings(profile="openai", openai_api_key=SECRET))
     assert SECRET not in repr(handle) and SECRET not in handle.description
     assert SECRET not in str(handle.lm.dump_state())
-
-
-def test_openai_profile_without_a_key_says_what_to_set():
-    with pytest.raises(ValueError, match="OPENAI_API_KEY"):
-        build_lm(settings(profile="openai"))
-
-
-def test_unknown_profile_names_the_valid_ones():
-    bogus = settings().model_copy(update={"profile": "bogus"})
-    with pytest.raises(ValueError, match="local, openai"):
-        build_lm(bogus)
 
 
 class Classify(dspy.Signature):
