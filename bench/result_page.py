@@ -49,6 +49,16 @@ SECTIONS = (
     Section("The reader with the gold shown", ("gold_reader",), (
         "Both systems on MuSiQue with every question's gold passages placed first in every search, so retrieval "
         "cannot be what fails: where answers stay wrong, the LM is the limit."), _one(tables.gold_reader_table)),
+    Section("Sufficiency on a corpus never seen", ("loco",), (
+        "The learned sufficiency model fitted on three labelled corpora and scored on the fourth's dev states: "
+        "AUROC (0.5 is a coin), ECE (0 is calibrated) and the base rate of states whose shown evidence holds the "
+        "answer; the boosted columns are monotone gradient-boosted trees, scored beside it, not shipped."),
+        _one(tables.loco_table)),
+    Section("Scaling", ("ingest_ray", "parallel_eval"), (
+        "Ingest on a local Ray actor pool against in process, on the first 100 AWS guide pages, and eval with N "
+        "questions in flight against a fake endpoint that answers every call after 2 s, as `bench/ingest.py` and "
+        "`bench/parallel_eval.py` printed them (docs/scaling.md says how to read them)."),
+        lambda found: "\n\n".join(t for f in found.values() if (t := tables.printed(f))) or None),
     Section("Retrieval", ("retrieval",), (
         "The hybrid query's time and recall per engine and collection size, as `bench/retrieval.py` printed it."),
         _one(tables.printed)),

@@ -98,6 +98,12 @@ def job_outcome(folder: Path) -> str | None:
     return "\n".join(line if line.startswith("|") or not line.strip() else f"- {line}" for line in lines[1:])
 
 
+def loco_table(folder: Path) -> str | None:
+    """The leave-one-corpus-out table as `bench/loco.py` wrote it."""
+    path = folder / "loco" / "loco.md"
+    return path.read_text(encoding="utf-8").strip() if path.is_file() else None
+
+
 def printed(folder: Path) -> str | None:
     """A bench's own printed report, as it printed it."""
     path = folder / "output.txt"

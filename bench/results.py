@@ -36,10 +36,10 @@ OUT = ROOT / "docs" / "results.md"
 @dataclass(frozen=True)
 class Kind:
     name: str
-    commands: tuple[tuple[str, ...], ...]  # argv after `python`; {shared} and {folder} are filled in
+    commands: tuple[tuple[str, ...], ...]  # argv after `python`; {shared}, {data} and {folder} are filled in
 
-    def argv(self, shared: Path, folder: Path) -> list[list[str]]:
-        return [[arg.format(shared=shared, folder=folder) for arg in command] for command in self.commands]
+    def argv(self, shared: Path, folder: Path, data: Path = Path(".gatedrag")) -> list[list[str]]:
+        return [[arg.format(shared=shared, folder=folder, data=data) for arg in command] for command in self.commands]
 
 
 def _eval(*args: str) -> tuple[str, ...]:
@@ -55,6 +55,10 @@ def _labelled(corpus: str) -> tuple[str, ...]:
                  "--limit", "40", "--web", "none")
 
 
+# the sufficiency model's training states, one table per labelled corpus
+_STATES = {"hotpotqa": "hotpotqa", "musique": "{shared}/musique/questions.jsonl",
+           "clapnq": "{shared}/clapnq/questions.jsonl", "aws_docs": "aws_docs"}
+
 KINDS = {kind.name: kind for kind in (
     Kind("corpus-hotpotqa", (("-m", "program", "index"), _eval("--split", "smoke", "--web", "offline"))),
     Kind("corpus-musique", (_ingest("musique"), _labelled("musique"))),
@@ -65,6 +69,14 @@ KINDS = {kind.name: kind for kind in (
     Kind("gold_reader", (_ingest("musique"), ("bench/gold_reader.py", "--dataset", "{shared}/musique/questions.jsonl",
                          "--collection", "musique", "--split", "dev", "--limit", "40",
                          "--out", "{folder}/gold_reader.jsonl"))),
+    Kind("loco", (("-m", "program", "index"), ("-m", "program", "index", "--corpus", "aws_docs"),
+                  _ingest("musique"), _ingest("clapnq"),
+                  *(("-m", "optimize", "record-states", "--dataset", dataset, "--collection", name)
+                    for name, dataset in _STATES.items()),
+                  ("bench/loco.py", *(f"{{data}}/states/{name}.jsonl" for name in _STATES), "--out", "{folder}/loco"))),
+    Kind("ingest_ray", (("bench/ingest.py", "--no-hotpotqa", "--aws", "--aws-pages", "100"),)),
+    Kind("parallel_eval", (("bench/parallel_eval.py", "--limit", "24", "--fake-latency", "2",
+                            "--fake-workers", "1,2,4,8"),)),
     Kind("retrieval", (("bench/retrieval.py",),)),
     Kind("ingest", (("bench/ingest.py",),)),
 )}
@@ -95,7 +107,7 @@ def run(kind: Kind, results: Path, settings: Settings) -> int:
     folder = newest if newest and "exit" not in stamp(newest) else \
         results / kind.name / datetime.now(timezone.utc).strftime("%Y%m%dT%H%M%SZ")
     folder.mkdir(parents=True, exist_ok=True)
-    commands = kind.argv(settings.shared_data, folder)
+    commands = kind.argv(settings.shared_data, folder, settings.data_dir)
     about = {"kind": kind.name, "started": datetime.now(timezone.utc).isoformat(timespec="seconds"),
              "commit": _commit(), "cores": os.cpu_count(), "lm": _lm(settings), "commands": [shown(c) for c in commands]}
     (folder / "stamp.json").write_text(json.dumps(about, indent=1), encoding="utf-8")
