@@ -197,7 +197,8 @@ def _pack(sections: list[Section], max_chars: int, heads: Mapping[int, Span]) ->
         chunks.append((path, []))
         size = 0  # subtle: kept as blocks join, not summed again per block (a chunk of 400 tiny blocks was quadratic)
         for span in spans:
-            lone_heading = bool(path) and chunks[-1][1] == spans[:1]
+            # subtle: a first block over half a chunk is no heading (a cut definition's first lines): it stands alone
+            lone_heading = bool(path) and chunks[-1][1] == spans[:1] and size <= max_chars // 2
             grown = size + 2 + span[1] - span[0] if chunks[-1][1] else _size([span], heads)
             if chunks[-1][1] and (grown > max_chars or span[0] in heads) and not lone_heading:
                 chunks.append((path, []))
