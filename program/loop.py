@@ -291,7 +291,8 @@ class GatedRAG(dspy.Module):
 
     def _seed(self, run: RunState, step) -> None:
         with run.timed("web"):
-            seeded = self.breadth.seed(run.seed_url)
+            seeded = self.breadth.seed(run.seed_url, run.fetch_seconds())
+        run.seed_url = seeded.url  # subtle: without its credentials from here on; the seed's own fetch alone used them
         run.expansion.append(seeded)
         run.depths[run.seed_url] = 0
         step.queries = [run.seed_url]
@@ -305,8 +306,10 @@ class GatedRAG(dspy.Module):
             unreachable = frozenset(s.url for s in run.expansion if s.status == "failed")
             ranked = self.breadth.candidates(run.question, terms, run.seed_url, run.depths, run.thresholds, unreachable)
             chosen = ranked[:pages]
-            failed = self.breadth.fetch([c.url for c in chosen])
+            failed = self.breadth.fetch([c.url for c in chosen], run.fetch_seconds())
         rounds = run.resources.breadth_rounds
+        if dropped := [reason for reason in failed.values() if reason]:
+            run.warn(f"{len(dropped)} of {len(chosen)} pages of breadth round {rounds} were not indexed: {dropped[0]}")
         for rank, c in enumerate(ranked[:pages + SHOWN_SKIPPED]):
             status = "skipped" if rank >= pages else "failed" if failed[c.url] else "fetched"
             run.expansion.append(ExpansionStep(round=rounds, url=c.url, parent=c.parent, status=status, score=c.score,

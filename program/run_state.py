@@ -41,6 +41,8 @@ from program.retrieval.passage import Passage
 from program.signals import Signals, answer_reached, answer_support, source_similarity
 from program.thresholds import Thresholds
 
+FETCH_SHARE = 0.5  # of a question's time left, the most one fetch may take (an LM call still needs the rest)
+
 
 @dataclass
 class Memory:
@@ -165,6 +167,12 @@ class RunState:
         if self.time_limit_s is None:
             return None
         return self.time_limit_s - (time.perf_counter() - self._started)
+
+    def fetch_seconds(self) -> float | None:
+        """How long one fetch (the seed page, a breadth round) may take: `FETCH_SHARE` of the time left,
+        so a page that trickles in still leaves the rest for reading and answering; None with no limit."""
+        left = self.seconds_left()
+        return None if left is None else max(0.0, left) * FETCH_SHARE
 
     def remember(self, signals: Signals) -> None:
         self._signals[self._evidence_version] = signals

@@ -2,6 +2,9 @@
 
 One structure, two renderings, so report.md and report.html never disagree. The HTML is
 self-contained (figures inlined as base64 PNG); the Markdown links the PNGs written beside it.
+Both escape HTML in every text they carry (report.md its `<`): a dataset question holding `<script>` is text in either
+(a Markdown viewer renders raw HTML, so report.md once ran it). A code block's text is a fenced block's,
+which no viewer renders, but `<` is escaped there too so that no raw tag reaches the file.
 This module knows nothing about evaluation.
 """
 
@@ -83,15 +86,21 @@ def to_text(table: Table) -> str:
 
 def _markdown(block: Block, figures_dir: str) -> str:
     if isinstance(block, Heading):
-        return f"{'#' * block.level} {block.text}"
+        return f"{'#' * block.level} {_md(block.text)}"
     if isinstance(block, Text):
-        return block.text
+        return _md(block.text)
     if isinstance(block, Table):
         cells = lambda row: "| " + " | ".join(_markdown_cell(c) for c in row) + " |"  # noqa: E731
         return "\n".join([cells(block.headers), cells(["---"] * len(block.headers)), *map(cells, block.rows)])
     if isinstance(block, Figure):
-        return f"![{block.caption}]({figures_dir}/{block.name})"
-    return f"```\n{block.text}\n```"
+        return f"![{_md(block.caption)}]({figures_dir}/{block.name})"
+    return f"```\n{_md(block.text)}\n```"
+
+
+def _md(text: str) -> str:
+    """Text as Markdown shows it, never as HTML it would render: no tag opens without a raw `<`, and
+    `->`, `>=` and `&` stay readable in the file."""
+    return text.replace("<", "&lt;")
 
 
 def _html(block: Block) -> str:
@@ -115,7 +124,7 @@ def _plain(cell: Cell) -> str:
 
 
 def _markdown_cell(cell: Cell) -> str:
-    text = _plain(cell).replace("|", "\\|").replace("\n", " ")
+    text = _md(_plain(cell)).replace("|", "\\|").replace("\n", " ")
     return f"[{text}]({cell.url})" if isinstance(cell, Link) else text
 
 

@@ -114,7 +114,11 @@ class Settings(BaseSettings):
                                     "machine for the run. Setting it makes the CLI's `ingest` use Ray")
     ray_actors: int | None = Field(None, ge=1, description="embedding actors of `ingest --ray`, one CPU each "
                                    "(default: one per CPU of the cluster)")
-    ingest_timeout_s: float = Field(20.0, gt=0, description="per HTTP request when `ingest` fetches a URL")
+    ingest_timeout_s: float = Field(20.0, gt=0, description="longest wait for one connect or read when `ingest` "
+                                    "fetches a URL")
+    fetch_deadline_s: float = Field(30.0, gt=0, description="the whole fetch of one page (every redirect and the "
+                                    "whole body) or one breadth round; inside a question also at most half its "
+                                    "time left. Past it the page is dropped with a warning")
     fetch_allow_hosts: list[str] = Field([], description="host names, or host:port, that `ingest` and breadth "
                                          "expansion may fetch although they are local or private, and without the "
                                          "online web backend: for internal documentation hosts only")

@@ -15,13 +15,21 @@ URL. Its score is the design's weighted sum, each weight a threshold the optimiz
 - depth_freshness: 1 / (1 + hops from the seed), a page linked from the seed being 1 hop away.
 
 Fetching goes through `ingest` (its public-address and size checks, `GATEDRAG_FETCH_ALLOW_HOSTS`),
-several pages at once. This module decides nothing: how many pages, and whether to expand at all,
+several pages at once. The seed page, and each round as a whole, have one deadline: `fetch_deadline_s`,
+or the seconds the caller gives (the loop gives part of the question's time left); a page not fetched
+by then fails with its reason. Each link text is embedded once per expander (`EMBEDDED_TEXTS` kept):
+a later round embeds only the texts it has not seen, where it had embedded every candidate again
+(on a self-linking site, 3,710 candidates and 18 s a round). This module decides nothing: how many pages, and whether to expand at all,
 is the gate's (`program.gate`).
 """
 
 from __future__ import annotations
 
+import math
 import re
+import threading
+import time
+from collections import OrderedDict
 from concurrent.futures import ThreadPoolExecutor
 from urllib.parse import unquote, urlsplit, urlunsplit
 
@@ -34,10 +42,12 @@ from program.contract.result import ExpansionStep
 from program.retrieval.ingest import ingest
 from program.retrieval.links import Link
 from program.retrieval.retriever import HybridSearch
+from program.retrieval.stored_url import stored_url
 from program.thresholds import Thresholds
 
 _PATH_WORD = re.compile(r"[a-z0-9]+")
 FETCHERS = 4  # pages fetched at once
+EMBEDDED_TEXTS = 10_000  # link texts whose vectors an expander keeps (384 float32 each: about 15 MB)
 
 
 class Candidate(BaseModel):
@@ -57,14 +67,17 @@ class BreadthExpander:
 
     def __init__(self, settings: Settings, search: HybridSearch):
         self.settings, self.search = settings, search
+        self._vectors: OrderedDict[str, np.ndarray] = OrderedDict()  # link text -> its vector, oldest first
+        self._vectors_lock = threading.Lock()
 
     def __deepcopy__(self, memo) -> BreadthExpander:
         return self  # it shares the search's store and models
 
-    def seed(self, url: str) -> ExpansionStep:
-        """The seed page ingested (again, if it changed): the root of the traversal."""
-        error = self._try(url)
-        return ExpansionStep(round=0, url=url, status="failed" if error else "seed", reason=error)
+    def seed(self, url: str, seconds: float | None = None) -> ExpansionStep:
+        """The seed page ingested (again, if it changed) within `seconds`: the root of the traversal. The
+        step names the page without its credentials (`stored_url`), as the index does."""
+        error = self._try(url, self._deadline(seconds))
+        return ExpansionStep(round=0, url=stored_url(url), status="failed" if error else "seed", reason=error)
 
     def candidates(self, question: str, terms: list[str], seed: str, depths: dict[str, int],
                    t: Thresholds, failed: frozenset[str] = frozenset()) -> list[Candidate]:
@@ -79,24 +92,37 @@ class BreadthExpander:
         flat = list(dict.fromkeys(text for c in candidates for text in scored_texts(c)))
         if not flat:
             return {}
-        vectors = np.array(self.search.embed([question, *flat]))
-        return dict(zip(flat, (vectors[1:] @ vectors[0]).tolist(), strict=True))
+        with self._vectors_lock:
+            new = [text for text in flat if text not in self._vectors]
+        vectors = np.array(self.search.embed([question, *new]), dtype=np.float32)
+        with self._vectors_lock:
+            known = {text: self._vectors[text] for text in flat if text in self._vectors}
+            for text, vector in zip(new, vectors[1:], strict=True):
+                self._vectors[text] = known[text] = vector
+            while len(self._vectors) > EMBEDDED_TEXTS:
+                self._vectors.popitem(last=False)
+        return {text: float(known[text] @ vectors[0]) for text in flat}
 
-    def fetch(self, urls: list[str]) -> dict[str, str]:
-        """Each URL fetched and indexed, several at once: url -> "" when it was, else why not."""
+    def fetch(self, urls: list[str], seconds: float | None = None) -> dict[str, str]:
+        """Each URL fetched and indexed, several at once, all within `seconds`: url -> "" when it was, else why not."""
+        deadline = self._deadline(seconds)
         with ThreadPoolExecutor(max_workers=FETCHERS) as pool:
-            return dict(zip(urls, pool.map(self._try, urls), strict=True))
+            return dict(zip(urls, pool.map(lambda url: self._try(url, deadline), urls), strict=True))
 
-    def _try(self, url: str) -> str:
+    def _deadline(self, seconds: float | None) -> float:
+        """The time.monotonic() by which a fetch ends: `seconds` from now, at most `fetch_deadline_s`."""
+        return time.monotonic() + min(self.settings.fetch_deadline_s, math.inf if seconds is None else seconds)
+
+    def _try(self, url: str, deadline: float) -> str:
         try:
-            self._ingest(url)
+            self._ingest(url, deadline)
         except IngestError as error:
             return str(error)
         return ""
 
-    def _ingest(self, url: str) -> None:
+    def _ingest(self, url: str, deadline: float) -> None:
         report = ingest([url], self.settings, collection=self.search.collection, store=self.search.store,
-                        embedder=self.search.embedder)
+                        embedder=self.search.embedder, deadline=deadline)
         if report.errors:
             raise IngestError(report.errors[0])
 

@@ -25,7 +25,7 @@ from pydantic import BaseModel
 
 from program.retrieval.links import Link
 from program.retrieval.sections import Section, Span
-from program.retrieval.sections.blocks import EVERY_LINE, blocks, records
+from program.retrieval.sections.blocks import EVERY_LINE, blocks, lines, records
 from program.retrieval.sections.code_source import code_sections
 from program.retrieval.sections.markdown import markdown_sections
 from program.retrieval.sections.plain_text import text_sections
@@ -39,9 +39,10 @@ MAX_CHARS = 1200  # about the 256 tokens all-MiniLM-L6-v2 reads before it trunca
 # page's front matter is in no chunk; 7: nor is a thematic break; 8: a setext heading cuts a section, and
 # its underline is in no chunk; 9: nor is a block of link targets; 10: nor are a reStructuredText
 # title's adornment lines; 11: each object a Sphinx page describes is a chunk of its own; 12: a long
-# rst block is cut as a markdown one is): it is part of every document's hash, so ingest chunks each
+# rst block is cut as a markdown one is; 13: a code block over the cap is cut between its lines, and a
+# definition's imports shown with it are capped): it is part of every document's hash, so ingest chunks each
 # held document again (and embeds only the texts it does not hold, see `program.retrieval.indexing`)
-CHUNKING = 12
+CHUNKING = 13
 
 Kind = Literal["paragraphs", "text", "markdown", "rst", "python", "javascript", "typescript", "tsx", "rust", "go"]
 SPLITTERS: dict[str, Callable[[str], list[Section]]] = {
@@ -83,7 +84,7 @@ def chunk_document(doc: Document, max_chars: int = MAX_CHARS) -> list[Chunk]:
         parts = [([], [span], ()) for span in blocks(doc.text)]
     else:
         sections = [s._replace(path=_below_title(s.path, doc.title)) for s in _sections(doc, max_chars)]
-        parts = _code_parts(sections, max_chars) if doc.kind in CODE else _prose_parts(doc, sections, max_chars)
+        parts = _code_parts(doc, sections, max_chars) if doc.kind in CODE else _prose_parts(doc, sections, max_chars)
     return [Chunk(doc_id=doc.doc_id, chunk_index=i, doc_chunks=len(parts), title=" > ".join([doc.title, *path]),
                   url=doc.url, text="\n\n".join(doc.text[s:e] for s, e in [*context, *spans]), origin=doc.origin,
                   root=doc.root, heading_path=path, start=spans[0][0], end=spans[-1][1])
@@ -102,10 +103,27 @@ def _prose_parts(doc: Document, sections: list[Section], max_chars: int) -> list
             for path, spans in _pack(sections, max_chars, heads)]
 
 
-def _code_parts(sections: list[Section], max_chars: int) -> list[Part]:
-    """Code sections are never merged: a chunk is one definition or part of one; its imports lead its first part."""
+def _code_parts(doc: Document, sections: list[Section], max_chars: int) -> list[Part]:
+    """Code sections are never merged: a chunk is one definition or part of one; its imports lead its first part.
+    A block over the cap is cut between its lines first, as a long prose record is: a 400 KB Rust function,
+    one `{` a line and no members to cut between, was one chunk of 400,024 characters."""
+    sections = [s._replace(blocks=[piece for block in s.blocks for piece in _cut_lines(doc.text, block, max_chars)])
+                for s in sections]
     return [(path, spans, section.context if k == 0 else ()) for section in sections
             for k, (path, spans) in enumerate(_pack([section], max_chars, {}))]
+
+
+def _cut_lines(text: str, block: Span, max_chars: int) -> list[Span]:
+    """A block as runs of whole lines, each within `max_chars` (a line longer than that alone)."""
+    if block[1] - block[0] <= max_chars:
+        return [block]
+    pieces: list[Span] = []
+    for start, line in lines(text, *block):  # subtle: not `records`, for which a "```" line in code would open a fence
+        if pieces and start + len(line) - pieces[-1][0] <= max_chars:
+            pieces[-1] = (pieces[-1][0], start + len(line))
+        else:
+            pieces.append((start, start + len(line)))
+    return pieces
 
 
 def _sections(doc: Document, max_chars: int) -> list[Section]:
@@ -177,12 +195,16 @@ def _pack(sections: list[Section], max_chars: int, heads: Mapping[int, Span]) ->
             continue
         sealed = alone
         chunks.append((path, []))
+        size = 0  # subtle: kept as blocks join, not summed again per block (a chunk of 400 tiny blocks was quadratic)
         for span in spans:
-            lone_heading = bool(path) and chunks[-1][1] == spans[:1]
-            full = _size(chunks[-1][1] + [span], heads) > max_chars or span[0] in heads
-            if chunks[-1][1] and full and not lone_heading:
+            # subtle: a first block over half a chunk is no heading (a cut definition's first lines): it stands alone
+            lone_heading = bool(path) and chunks[-1][1] == spans[:1] and size <= max_chars // 2
+            grown = size + 2 + span[1] - span[0] if chunks[-1][1] else _size([span], heads)
+            if chunks[-1][1] and (grown > max_chars or span[0] in heads) and not lone_heading:
                 chunks.append((path, []))
+                grown = _size([span], heads)
             chunks[-1][1].append(span)
+            size = grown
     return chunks
 
 

@@ -34,6 +34,11 @@ BM25_AVG_LEN = 64.0
 # ONNX Runtime keeps its peak working memory: on 1,500 HotpotQA paragraphs, batches of 64 peaked at
 # 2.8 GB RSS and batches of 16 at 1.0 GB, embedding at the same rate
 EMBED_BATCH = 16
+# The dense model reads its first 256 tokens; its tokenizer first splits the whole text. A chunk no cut
+# can split (a 5 MB line) took 30 s and 2.6 GB to embed whole; this many characters hold 256 tokens
+# of any text but a whitespace-padded one, so no realistic chunk's vector changes.
+DENSE_READ_CHARS = 32_768
+SPARSE_READ_CHARS = 1 << 20  # BM25 counts a chunk's terms up to here: a 5 MB line alone took 2.8 s
 # Stored with every point's text hash: changing a model or a BM25 parameter re-embeds everything.
 VERSION = f"minilm-l6-int8+bm25-avg{BM25_AVG_LEN:g}"
 
@@ -55,12 +60,13 @@ class Embedder:
         return self  # ONNX sessions are shared, never copied
 
     def documents(self, texts: list[str]) -> list[Embedding]:
-        dense, sparse = self.dense.embed(texts, batch_size=EMBED_BATCH), self.sparse.embed(texts)
+        dense = self.dense.embed([text[:DENSE_READ_CHARS] for text in texts], batch_size=EMBED_BATCH)
+        sparse = self.sparse.embed([text[:SPARSE_READ_CHARS] for text in texts])
         return [Embedding(d.tolist(), _sparse(s)) for d, s in zip(dense, sparse, strict=True)]
 
     def sparse_documents(self, texts: list[str]) -> list[SparseVector]:
         """BM25 vectors only, for texts whose dense vectors are at hand: no model runs, only counting."""
-        return [_sparse(s) for s in self.sparse.embed(texts)]
+        return [_sparse(s) for s in self.sparse.embed([text[:SPARSE_READ_CHARS] for text in texts])]
 
     def query(self, text: str) -> Embedding:
         dense = next(iter(self.dense.query_embed(text)))

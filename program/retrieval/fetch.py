@@ -7,15 +7,24 @@ checked, never to the name resolved again, while the Host header and TLS (SNI an
 check) still use the name. A page is fetched only when the online web backend is configured, and only
 HTML, markdown or plain text, up to `ingest_max_bytes`. The one exception is a host the user names in
 `GATEDRAG_FETCH_ALLOW_HOSTS` (an internal documentation host): it may be local or private, and is
-fetched without the web backend, at every hop.
+fetched without the web backend, at every hop. Every hop is checked by the same rules as the first
+(`check_fetchable`): the URL, its addresses, and the backend or the allowed hosts, so an allowed
+internal host cannot redirect an offline fetch to a public one.
+The whole fetch has one deadline (`fetch_deadline_s`, or sooner as the caller asks): the caller hears
+IngestError at it, a page that trickles in included, and the fetch's worker thread stops at its next
+read (each read waits at most `ingest_timeout_s`, and never past the time left when its request began).
+The body is inflated and capped as it arrives (`program.retrieval.capped_body`).
 This module does not parse or index the page; see `program.retrieval.readers` and `program.retrieval.ingest`.
 """
 
 from __future__ import annotations
 
 import codecs
+import math
 import socket
+import time
 from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor
 from contextlib import closing
 from typing import NamedTuple
 from urllib.parse import urljoin, urlsplit
@@ -31,6 +40,7 @@ from program.retrieval.addresses import (
     host_addresses,
     is_public,
 )
+from program.retrieval.capped_body import ACCEPT_ENCODING, read_capped
 
 MAX_REDIRECTS = 5
 TEXT_TYPES = ("text/html", "application/xhtml+xml", "text/markdown", "text/plain", "text/x-markdown")
@@ -43,22 +53,35 @@ class Page(NamedTuple):
 
 
 def fetch_page(url: str, settings: Settings, *, http: httpx.Client | None = None,
-               resolve: Resolve | None = None) -> Page:
+               resolve: Resolve | None = None, deadline: float | None = None) -> Page:
     """The page at `url` after its redirects, each hop checked; raises IngestError.
 
-    `http` replaces the client (tests pass one over a mock or local transport); every request still
-    goes to a checked address, as built by `_pinned`.
+    `deadline`: a `time.monotonic()` the whole fetch ends by; the sooner of it and `fetch_deadline_s`
+    from now. `http` replaces the client (tests pass one over a mock or local transport); every
+    request still goes to a checked address, as built by `_pinned`.
     """
-    allowed = settings.fetch_allow_hosts
-    check_url(url, resolve, allowed)  # a bad URL is refused whatever the backend, before anything else
-    if settings.resolved_web_backend != "tavily" and not is_allowed(url, allowed):
-        raise IngestError("fetching a URL needs the online web backend (set TAVILY_API_KEY or GATEDRAG_WEB_BACKEND="
-                          "tavily); offline, ingest a local file instead")
-    # subtle: connections are pooled by address, so a kept-alive one could carry a later hop for another
-    # name over TLS that was checked for the first; every request gets its own connection
-    no_reuse = httpx.Limits(max_keepalive_connections=0)
-    with http or httpx.Client(timeout=settings.ingest_timeout_s, follow_redirects=False, limits=no_reuse) as session:
-        return Page(*_fetch(session, url, settings.ingest_max_bytes, resolve, allowed))
+    started = time.monotonic()
+    deadline = min(math.inf if deadline is None else deadline, started + settings.fetch_deadline_s)
+    check_fetchable(url, settings, resolve)  # a bad URL is refused before anything else, whatever the time left
+    worker = ThreadPoolExecutor(1, thread_name_prefix="gatedrag-fetch")
+    try:
+        job = worker.submit(_Fetch(settings, resolve, deadline).page, url, http)
+        return job.result(timeout=max(0.0, deadline - time.monotonic()))
+    except TimeoutError:
+        raise IngestError(f"{shown_url(url)} was not fetched within its deadline of "
+                          f"{max(0.0, deadline - started):.1f} s (fetch_deadline_s, or the question's time left); "
+                          "dropped") from None
+    finally:
+        worker.shutdown(wait=False)  # a late worker ends at its next read, alone
+
+
+def check_fetchable(url: str, settings: Settings, resolve: Resolve | None = None) -> list[str]:
+    """`check_url`'s addresses, once the backend may fetch `url`: the online one, or an allowed host."""
+    addresses = check_url(url, resolve, settings.fetch_allow_hosts)
+    if settings.resolved_web_backend != "tavily" and not is_allowed(url, settings.fetch_allow_hosts):
+        raise IngestError(f"fetching {shown_url(url)} needs the online web backend (set TAVILY_API_KEY or "
+                          "GATEDRAG_WEB_BACKEND=tavily); offline, ingest a local file instead")
+    return addresses
 
 
 def is_allowed(url: str, allowed: Sequence[str]) -> bool:
@@ -104,55 +127,64 @@ def _resolve(host: str) -> list[str]:
     return sorted({info[4][0] for info in socket.getaddrinfo(host, None, proto=socket.IPPROTO_TCP)})
 
 
-def _fetch(session: httpx.Client, url: str, max_bytes: int, resolve: Resolve | None,
-           allowed: Sequence[str]) -> tuple[str, str, str]:
-    """(final url, content type, text), following redirects by hand so each hop is checked and pinned."""
-    for _ in range(MAX_REDIRECTS + 1):
-        addresses = check_url(url, resolve, allowed)
-        try:
-            with closing(_open(session, url, addresses)) as response:
-                if response.is_redirect:
-                    url = urljoin(url, response.headers.get("location", ""))
-                    continue
-                if response.status_code != 200:
-                    raise IngestError(f"{shown_url(url)} answered HTTP {response.status_code}")
-                content_type = response.headers.get("content-type", "").split(";")[0].strip().lower()
-                if content_type not in TEXT_TYPES:
-                    raise IngestError(f"{shown_url(url)} is {content_type or 'of no stated type'}; only HTML, markdown "
-                                      "and text pages can be ingested")
-                return url, content_type, _read_capped(response, url, max_bytes)
-        except httpx.HTTPError as error:
-            # subtle: the transport's message quotes the URL whole, its query and credentials included
-            raise IngestError(f"fetching {shown_url(url)} failed: {type(error).__name__}: "
-                              f"{shown_urls_in(str(error))}") from None
-    raise IngestError(f"more than {MAX_REDIRECTS} redirects from {shown_url(url)}")
+class _Fetch:
+    """One fetch: its hops, each checked and pinned, and its body, all by one deadline."""
 
+    def __init__(self, settings: Settings, resolve: Resolve | None, deadline: float):
+        self.settings, self.resolve, self.deadline = settings, resolve, deadline
 
-def _open(session: httpx.Client, url: str, addresses: list[str]) -> httpx.Response:
-    """The streamed response from the first checked address that takes the connection."""
-    for address in addresses[:-1]:
-        try:
-            return session.send(_pinned(session, url, address), stream=True)
-        except httpx.ConnectError:
-            continue  # e.g. an IPv6 address on a host without IPv6: try the next checked one
-    return session.send(_pinned(session, url, addresses[-1]), stream=True)
+    def page(self, url: str, http: httpx.Client | None) -> Page:
+        # subtle: connections are pooled by address, so a kept-alive one could carry a later hop for another
+        # name over TLS that was checked for the first; every request gets its own connection
+        no_reuse = httpx.Limits(max_keepalive_connections=0)
+        with http or httpx.Client(follow_redirects=False, limits=no_reuse) as session:
+            return Page(*self._hops(session, url))
 
+    def _hops(self, session: httpx.Client, url: str) -> tuple[str, str, str]:
+        """(final url, content type, text), following redirects by hand so each hop is checked and pinned."""
+        for _ in range(MAX_REDIRECTS + 1):
+            addresses = check_fetchable(url, self.settings, self.resolve)
+            try:
+                with closing(self._open(session, url, addresses)) as response:
+                    if response.is_redirect:
+                        url = urljoin(url, response.headers.get("location", ""))
+                        continue
+                    return url, *self._read(response, url)
+            except httpx.HTTPError as error:
+                # subtle: the transport's message quotes the URL whole, its query and credentials included
+                raise IngestError(f"fetching {shown_url(url)} failed: {type(error).__name__}: "
+                                  f"{shown_urls_in(str(error))}") from None
+        raise IngestError(f"more than {MAX_REDIRECTS} redirects from {shown_url(url)}")
 
-def _pinned(session: httpx.Client, url: str, address: str) -> httpx.Request:
-    """A GET sent to `address` that still names the host: in the Host header, the TLS SNI and the certificate check."""
-    asked = httpx.URL(url)
-    return session.build_request("GET", asked.copy_with(host=address),
-                                 headers={"Host": asked.netloc.decode("ascii"), "Accept": ", ".join(TEXT_TYPES)},
-                                 extensions={"sni_hostname": asked.raw_host.decode("ascii").rstrip(".")})
+    def _read(self, response: httpx.Response, url: str) -> tuple[str, str]:
+        if response.status_code != 200:
+            raise IngestError(f"{shown_url(url)} answered HTTP {response.status_code}")
+        content_type = response.headers.get("content-type", "").split(";")[0].strip().lower()
+        if content_type not in TEXT_TYPES:
+            raise IngestError(f"{shown_url(url)} is {content_type or 'of no stated type'}; only HTML, markdown "
+                              "and text pages can be ingested")
+        body = read_capped(response, url, self.settings.ingest_max_bytes, self.deadline)
+        return content_type, body.decode(_codec(response.encoding), errors="replace")
 
+    def _open(self, session: httpx.Client, url: str, addresses: list[str]) -> httpx.Response:
+        """The streamed response from the first checked address that takes the connection."""
+        for address in addresses[:-1]:
+            try:
+                return session.send(self._pinned(session, url, address), stream=True)
+            except httpx.ConnectError:
+                continue  # e.g. an IPv6 address on a host without IPv6: try the next checked one
+        return session.send(self._pinned(session, url, addresses[-1]), stream=True)
 
-def _read_capped(response: httpx.Response, url: str, max_bytes: int) -> str:
-    body = bytearray()
-    for chunk in response.iter_bytes():
-        body += chunk
-        if len(body) > max_bytes:
-            raise IngestError(f"{shown_url(url)} is larger than {max_bytes} bytes (ingest_max_bytes)")
-    return body.decode(_codec(response.encoding), errors="replace")
+    def _pinned(self, session: httpx.Client, url: str, address: str) -> httpx.Request:
+        """A GET sent to `address` that still names the host: in the Host header, the TLS SNI and the certificate
+        check. Each wait (connect, read) is at most `ingest_timeout_s`, and never past the deadline as it is now."""
+        if (left := self.deadline - time.monotonic()) <= 0:
+            raise IngestError(f"{shown_url(url)}: the fetch deadline passed before this request; dropped")
+        asked = httpx.URL(url)
+        return session.build_request("GET", asked.copy_with(host=address), timeout=min(self.settings.ingest_timeout_s, left),
+                                     headers={"Host": asked.netloc.decode("ascii"), "Accept": ", ".join(TEXT_TYPES),
+                                              "Accept-Encoding": ACCEPT_ENCODING},
+                                     extensions={"sni_hostname": asked.raw_host.decode("ascii").rstrip(".")})
 
 
 def _codec(named: str | None) -> str:

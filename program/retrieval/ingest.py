@@ -32,7 +32,7 @@ from program.base.errors import IngestError
 from program.base.settings import Settings
 from program.retrieval.chunking import CHUNKING, Document
 from program.retrieval.embeddings import VERSION, Embedder, load_embedder
-from program.retrieval.fetch import Resolve, check_url, fetch_page, is_allowed
+from program.retrieval.fetch import Resolve, check_fetchable, fetch_page
 from program.retrieval.indexing import (
     IndexedDocument,
     IndexStats,
@@ -53,6 +53,7 @@ from program.retrieval.sources import (
     twin_pages,
 )
 from program.retrieval.store import Store, check_name
+from program.retrieval.stored_url import stored_url
 
 Source = str | Path | Document
 _INDEXING = threading.Lock()  # one ingest at a time diffs and writes, in every caller of this process
@@ -88,11 +89,12 @@ class _Read(BaseModel):
 def ingest(sources: Iterable[Source], settings: Settings, *, collection: str | None = None,
            include: Sequence[str] = (), exclude: Sequence[str] = (), prune: bool = False, progress: bool = False,
            store: Store | None = None, embedder: Embedder | None = None, http: httpx.Client | None = None,
-           resolve: Resolve | None = None, writer: Writer | None = None) -> IngestReport:
+           resolve: Resolve | None = None, writer: Writer | None = None, deadline: float | None = None) -> IngestReport:
     """Index `sources` (file or folder paths, archives, http(s) URLs, or `Document`s) into `collection`
     (default `settings.collection`). `include`/`exclude` are globs on paths inside folders and archives
     (default include: every supported suffix). `writer` embeds and writes the changed chunks (default: in
-    this process, with `embedder`). Raises IngestError for a bad source, before any change."""
+    this process, with `embedder`). `deadline` (time.monotonic): by when every URL must be fetched (each
+    gets `fetch_deadline_s` at most anyway). Raises IngestError for a bad source, before any change."""
     started = time.perf_counter()
     collection = check_collection(collection or settings.collection)
     planned = [_check(source, settings, resolve) for source in sources]
@@ -102,7 +104,7 @@ def ingest(sources: Iterable[Source], settings: Settings, *, collection: str | N
     store = store or open_store(settings)
     version = writer.version if writer else embedder.version if embedder else VERSION
     held = _held_files(indexed_documents(store, collection), version)
-    found = _read_all(planned, settings, include, exclude, progress, http, resolve, held)
+    found = _read_all(planned, settings, include, exclude, progress, _Web(http, resolve, deadline), held)
     with _INDEXING:  # the diff below is stale the moment another ingest writes
         indexed = indexed_documents(store, collection)
         changed = [d for d in found.documents.values()
@@ -154,10 +156,7 @@ def _check(source: Source, settings: Settings, resolve: Resolve | None) -> Docum
     if isinstance(source, Document):
         return source
     if "://" in str(source):
-        check_url(str(source), resolve, settings.fetch_allow_hosts)
-        if settings.resolved_web_backend != "tavily" and not is_allowed(str(source), settings.fetch_allow_hosts):
-            raise IngestError("fetching a URL needs the online web backend (set TAVILY_API_KEY or "
-                              "GATEDRAG_WEB_BACKEND=tavily); offline, ingest a local file instead")
+        check_fetchable(str(source), settings, resolve)
         return str(source)
     return check_path(Path(source))
 
@@ -202,13 +201,20 @@ def _held_files(indexed: dict[str, IndexedDocument], version: str) -> _HeldFiles
     return _HeldFiles(version, files)
 
 
+class _Web(NamedTuple):
+    """How URLs are fetched: the client and resolver tests replace, and the deadline."""
+
+    http: httpx.Client | None
+    resolve: Resolve | None
+    deadline: float | None
+
+
 def _read_all(planned: list[Document | Path | str], settings: Settings, include: Sequence[str],
-              exclude: Sequence[str], progress: bool, http: httpx.Client | None, resolve: Resolve | None,
-              held: _HeldFiles) -> _Read:
+              exclude: Sequence[str], progress: bool, web: _Web, held: _HeldFiles) -> _Read:
     found = _Read()
     with tqdm(desc="reading", unit="file", disable=not progress) as bar:
         for item in planned:
-            for documents in _documents(item, settings, include, exclude, http, resolve, found, held):
+            for documents in _documents(item, settings, include, exclude, web, found, held):
                 for document in documents:
                     found.documents.setdefault(document.doc_id, document)
                 bar.update()
@@ -216,14 +222,13 @@ def _read_all(planned: list[Document | Path | str], settings: Settings, include:
 
 
 def _documents(item: Document | Path | str, settings: Settings, include: Sequence[str], exclude: Sequence[str],
-               http: httpx.Client | None, resolve: Resolve | None, found: _Read,
-               held: _HeldFiles) -> Iterator[list[Document]]:
+               web: _Web, found: _Read, held: _HeldFiles) -> Iterator[list[Document]]:
     """Each file's documents in turn; a file that cannot be read is reported in `found` instead, and one
     the index holds unchanged is only noted there."""
     if isinstance(item, Document):
         yield [item]
     elif isinstance(item, str):
-        yield _page(item, settings, http, resolve)
+        yield _page(item, settings, web)
     else:
         caps = ArchiveCaps(settings.ingest_archive_max_members, settings.ingest_archive_max_bytes)
         files = 0
@@ -263,12 +268,14 @@ def _shown(origin: str) -> str:
     return origin if origin.isprintable() else repr(origin)[1:-1]
 
 
-def _page(url: str, settings: Settings, http: httpx.Client | None, resolve: Resolve | None) -> list[Document]:
-    page = fetch_page(url, settings, http=http, resolve=resolve)
+def _page(url: str, settings: Settings, web: _Web) -> list[Document]:
+    """The page's documents, under URLs without credentials (`stored_url`): the fetch alone used them."""
+    page = fetch_page(url, settings, http=web.http, resolve=web.resolve, deadline=web.deadline)
     suffix = ".html" if "html" in page.content_type else ".md" if "markdown" in page.content_type else ".txt"
-    name = urlsplit(page.url).path.rsplit("/", 1)[-1] or urlsplit(page.url).netloc
+    final = stored_url(page.url)
+    name = urlsplit(final).path.rsplit("/", 1)[-1] or urlsplit(final).hostname or ""
     # the URL as asked is the root, so asking again replaces the page even if its redirects changed
-    file = SourceFile(root=url, path=name, origin=page.url, url=page.url, data=page.text.encode())
+    file = SourceFile(root=stored_url(url), path=name, origin=final, url=final, data=page.text.encode())
     return read(file, settings.ingest_max_bytes, suffix)
 
 

@@ -34,6 +34,7 @@ from program.contract.result import Result, Step, Trace
 from program.gate import adaptive_cut
 from program.hints import Hints
 from program.lm.lm_profiles import build_lm, json_adapter
+from program.serving.admission import Admission
 from program.loop import NO_ANSWER, GatedRAG
 from program.retrieval.store import CollectionMissingError, check_name
 from program.sessions.conversation import SESSION_ID
@@ -70,10 +71,6 @@ class UnknownCollection(ValueError):
     """A request named a collection the store does not hold."""
 
 
-class Overloaded(RuntimeError):
-    """More requests are running or queued than `serve_max_pending`."""
-
-
 @dataclass
 class Engine:
     """A program and the LM it runs on; `close` stops whatever loading it started."""
@@ -107,7 +104,7 @@ class Answerer:
         self._loading = threading.Lock()
         slots = settings.serve_lm_slots or (1 if settings.resolved_profile == "local" else 4)
         self._slots = threading.BoundedSemaphore(slots)
-        self._pending, self._count_lock = 0, threading.Lock()
+        self._admission = Admission(settings.serve_max_pending, "requests")
         self._others: dict[str, GatedRAG] = {}  # collection -> the served program over it
 
     @property
@@ -146,21 +143,11 @@ class Answerer:
         started = time.perf_counter()
         engine = self.engine()
         rag = self.program_for(engine, request.collection)
-        self._admit()
-        try:
+        with self._admission.admitted():
             # subtle: the loop stops RESPONSE_S early, so the answer is built and sent by the limit
             result = self._run(engine, rag, request, deadline=started + self.settings.serve_timeout_s - RESPONSE_S)
-        finally:
-            with self._count_lock:
-                self._pending -= 1
         return respond(result, include_trace=request.include_trace,
                        elapsed_ms=round((time.perf_counter() - started) * 1000))
-
-    def _admit(self) -> None:
-        with self._count_lock:
-            if self._pending >= self.settings.serve_max_pending:
-                raise Overloaded(f"{self._pending} requests are running or queued (serve_max_pending); retry later")
-            self._pending += 1
 
     def program_for(self, engine: Engine, collection: str | None) -> GatedRAG:
         """The served program over `collection`: the same prompts, demos and thresholds, built

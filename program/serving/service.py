@@ -8,9 +8,13 @@ and a supervisor restarts the process. A Qdrant server that goes away later may 
 service stays up: /readyz probes the store on every call and says 503, naming the URL, within the
 client's timeout (5 s), and 200 again once the server answers.
 Limits: request bodies over `serve_max_body_bytes` get 413,
-more than `serve_max_pending` requests in flight get 503, and a slow request returns its
-partial result with a warning (see `program.serving.answerer`). `/answer` is a plain `def`, so each
-request runs in a worker thread; the pool is sized to hold every admitted request. The Host check,
+more than `serve_max_pending` answers, or as many ingests, in flight get 503 with Retry-After
+(`program.serving.admission`), and a slow request returns its partial result with a warning (see
+`program.serving.answerer`). `/answer` and `/ingest` are plain `def`s, so each request runs in a
+worker thread; the pool is sized to hold every admitted request. `/healthz` and `/readyz` are async
+and never wait for that pool: /readyz's store check runs on the event loop's own executor, so slow
+ingests filling the pool (9 of them once left /healthz unanswered for 30 s) cannot make a supervisor
+restart a healthy service. The Host check,
 the optional bearer token and the optional rate limit are in `program.serving.http_guards`; every
 JSON response and error goes through `program.serving.safe_json`, so odd input gets a 4xx, not a 500.
 `/answer` returns `program.contract.answer_response.AnswerResponse`, published in the OpenAPI schema.
@@ -19,6 +23,7 @@ This module does not answer anything itself and never calls `dspy.configure`.
 
 from __future__ import annotations
 
+import asyncio
 import functools
 import logging
 from collections.abc import Callable
@@ -35,10 +40,10 @@ from program.base.settings import Settings
 from program.contract.answer_response import AnswerResponse
 from program.retrieval.open_store import open_store
 from program.retrieval.store import StoreError
+from program.serving.admission import Overloaded
 from program.serving.answerer import (
     Answerer,
     AnswerRequest,
-    Overloaded,
     UnknownCollection,
     load_program,
     start_lm,
@@ -58,8 +63,8 @@ def create_app(answerer: Answerer, settings: Settings, store_check: Callable[[],
     calls it each time (`serve` passes the store's `require`; tests with a fake search pass none)."""
     @asynccontextmanager
     async def lifespan(app: FastAPI):
-        # every admitted request holds a worker thread while it waits for the LM
-        anyio.to_thread.current_default_thread_limiter().total_tokens = settings.serve_max_pending + 8
+        # every admitted answer holds a worker thread while it waits for the LM, and every admitted ingest one
+        anyio.to_thread.current_default_thread_limiter().total_tokens = 2 * settings.serve_max_pending + 8
         answerer.start()
         yield
         answerer.close()
@@ -75,16 +80,16 @@ def create_app(answerer: Answerer, settings: Settings, store_check: Callable[[],
     app.include_router(corpus_router(settings))
 
     @app.get("/healthz", summary="the process is up")
-    def healthz() -> dict[str, str]:
+    async def healthz() -> dict[str, str]:
         return {"status": "ok"}
 
     @app.get("/readyz", summary="the program and its models are loaded, and the store answers",
              responses={503: {"description": "not yet, or the store does not answer"}})
-    def readyz():
+    async def readyz():
         if answerer.ready:
             try:
                 if store_check is not None:
-                    store_check()
+                    await asyncio.to_thread(store_check)  # subtle: not the worker pool that answers and ingests fill
             except StoreError as error:
                 return SafeJSONResponse({"status": "store_unavailable", "detail": redact(str(error))}, 503)
             return {"status": "ready", "lm": answerer.description, "system": settings.system}
@@ -122,5 +127,5 @@ def serve(settings: Settings, program_path: Path | None = None) -> None:
     store_check = functools.partial(open_store(settings).require, settings.collection)
     app = create_app(Answerer(lambda: start_lm(rag, settings), settings), settings, store_check)
     # uvicorn's own cap sits above ours, so our 503 (with its reason) is the one callers see
-    uvicorn.run(app, host=settings.serve_host, port=settings.serve_port, limit_concurrency=settings.serve_max_pending + 32,
+    uvicorn.run(app, host=settings.serve_host, port=settings.serve_port, limit_concurrency=2 * settings.serve_max_pending + 32,
                 timeout_keep_alive=30, log_level="info")

@@ -3,6 +3,8 @@ or mutated bodies, none of which may get a 500. uvicorn on 127.0.0.1 with the sc
 
 from __future__ import annotations
 
+import threading
+
 import logging
 import random
 import time
@@ -162,3 +164,24 @@ def test_hundreds_of_mutated_bodies_never_get_a_5xx(tmp_path):
                     for b in bodies]
     assert [s for s in statuses if s >= 500] == []
     assert {200, 400, 413, 422} <= set(statuses)  # the fuzz reached every layer: parser, cap, model, loop
+
+
+def test_slow_ingests_past_the_bound_get_503_and_the_probes_answer_meanwhile(tmp_path):
+    from concurrent.futures import ThreadPoolExecutor
+
+    from tests.program.fake_engine import fake_answerer
+    from tests.program.serving.live_server import serving
+    from tests.program.serving.live_server import settings as live_settings
+    from tests.reliability.hostile_pages import hostile_host
+
+    config = live_settings(tmp_path, serve_ingest=True, serve_max_pending=1, fetch_allow_hosts=["127.0.0.1"],
+                           fetch_deadline_s=3.0)
+    with hostile_host() as host, serving(fake_answerer(config), config) as client, ThreadPoolExecutor(4) as pool:
+        slow = [pool.submit(client.post, "/ingest", json={"sources": [host.url + "/trickle"]}) for _ in range(4)]
+        while not host.seen:  # one ingest is in, fetching
+            threading.Event().wait(0.01)
+        probes = [client.get(path).status_code for path in ("/healthz", "/readyz") * 3]
+        answered = [response.result() for response in slow]
+    assert probes == [200] * 6
+    assert sorted(r.status_code for r in answered) == [400, 503, 503, 503]  # the one admitted is dropped at its deadline
+    assert all(r.headers["retry-after"] for r in answered if r.status_code == 503)

@@ -22,7 +22,6 @@ from program.retrieval.sections.blocks import FENCE, blocks
 from program.retrieval.sources import SourceFile
 
 _ESM = re.compile(r"(?:import|export)\b")
-_COMMENT = re.compile(r"\{/\*.*?\*/\}", re.DOTALL)
 # subtle: an attribute's `{…}` may hold a `>` (`onClick={() => go()}`); one level of braces is read,
 # and the two alternatives start on different characters, so a hostile line cannot make it backtrack
 _TAG = re.compile(r"</?[A-Za-z][\w.:-]*(?:\s(?:[^<>{}]|\{[^{}]*\})*)?/?>")
@@ -42,9 +41,19 @@ def mdx_markdown(text: str) -> str:
             depth = max(0, depth + paragraph.count("{") - paragraph.count("}"))
         elif code:
             kept.append(paragraph)
-        elif not _ESM.match(paragraph) and (prose := _TAG.sub("", _COMMENT.sub("", paragraph))).strip():
+        elif not _ESM.match(paragraph) and (prose := _TAG.sub("", without_comments(paragraph))).strip():
             kept.append("\n".join(line for line in prose.split("\n") if line.strip()))
     return "\n\n".join(kept) + "\n"
+
+
+def without_comments(text: str) -> str:
+    """`text` without its `{/* ... */}` comments, in one pass. subtle: not a lazy pattern, which read to the
+    end of the text again from every `{/*` that no `*/}` closes (quadratic on a run of them)."""
+    kept, at = [], 0
+    while (start := text.find("{/*", at)) != -1 and (end := text.find("*/}", start + 3)) != -1:
+        kept.append(text[at:start])
+        at = end + 3
+    return "".join(kept) + text[at:]
 
 
 def _paragraphs(text: str) -> list[tuple[str, bool]]:

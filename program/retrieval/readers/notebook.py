@@ -24,7 +24,10 @@ from program.retrieval.sources import SourceFile
 FORMAT = 4
 _LANGUAGE = re.compile(r"[\w+#.-]{1,30}")
 _BACKTICKS = re.compile(r"`+")
-_INLINE_IMAGE = re.compile(r"!\[([^\]\n]*)\]\(data:[^)]*\)|<img\s[^>]*src=[\"']data:[^>]*>")
+# subtle: linear. The alt text holds no bracket and the data URI none, so no two image starts read the
+# same characters; an <img> tag is read up to the next `<` and commits to its first `src` (atomic):
+# `!\[([^\]\n]*)\]\(data:[^)]*\)|<img\s[^>]*src=...` read to the end again from every "![" or "<img".
+_INLINE_IMAGE = re.compile(r"!\[([^\[\]\n]*+)\]\(data:[^)\[]*+\)|<img\s(?>[^<>]*?src=[\"']data:)[^<>]*+>")
 
 
 def read_notebook(file: SourceFile, text: str) -> list[Document]:

@@ -47,7 +47,7 @@ _MARKS = re.compile(r"[*`]+")
 # what a built page shows of a paragraph's inline markup: no empty anchor element (a link target the AWS
 # guides end each heading with), and a link's or an image's text without its target
 _EMPTY_ANCHOR = re.compile(r"<a\s[^<>\n]{0,300}>[ \t]{0,20}</a>", re.IGNORECASE)
-_INLINE_LINK = re.compile(r"(?<!\\)!?\[([^\[\]\n]{0,300})\]\([^()\s]{0,500}(?:[ \t]+\"[^\"\n]{0,300}\")?\)")
+_INLINE_LINK = re.compile(r"(?<!\\)!?\[([^\[\]\n]{0,300}+)\]\([^()\s]{0,500}+(?:[ \t]+\"[^\"\n]{0,300}+\")?\)")
 # the files read as markdown as they were written, escapes and all (HTML's markdown loses them at ingest)
 _MARKDOWN_FILES = frozenset({".md", ".markdown", ".mdx", ".ipynb"})
 # subtle: a page may open with a horizontal rule; a front matter's first line is a key ("sidebar_position: 2")
@@ -62,7 +62,9 @@ _LINK_TARGET = re.compile(r"[ ]{0,3}\[(?!\^)[^\]\n]{1,999}\]:[ \t]*\S.*")
 _SETEXT = re.compile(r"[ ]{0,3}(=+|-{2,})[ \t]*")
 # what opens a line that is not a paragraph's: a list item, a table row, a quote, a heading, HTML, code
 _NOT_PROSE = re.compile(rf"[ \t]*(?:{RECORD_MARK}|>|#|<)|[ ]{{4}}|\t")
-_FRONT_TITLE = re.compile(r"^title[ \t]*[:=][ \t]*(.+?)[ \t]*$", re.MULTILINE)
+# subtle: the value is the rest of the line, stripped by the caller; a lazy `(.+?)[ \t]*$` read the run of
+# spaces to the line's end again from each of its characters (quadratic on "title: a" and 5 MB of spaces)
+_FRONT_TITLE = re.compile(r"^title[ \t]*[:=][ \t]*+([^\n]+)", re.MULTILINE)
 
 
 def markdown_sections(text: str) -> list[Section]:
@@ -136,7 +138,7 @@ def page_title(text: str) -> str | None:
     `# Title` (a docs page may open with a note, a badge or an import before it)."""
     end, settings = _front_matter(text)
     title = _FRONT_TITLE.search(settings)
-    if title and (named := heading_text(title.group(1).strip("\"'"))):
+    if title and (named := heading_text(title.group(1).strip().strip("\"'"))):
         return named
     first = next(_headings(text, end), None)
     return heading_text(first.raw) or None if first and first.level == 1 else None

@@ -131,3 +131,36 @@ def test_a_link_that_failed_to_fetch_is_no_candidate_in_a_later_round(site, expa
                                 failed=frozenset({site + "flange-specs.html"}))
     assert site + "flange-specs.html" in [c.url for c in before]
     assert site + "flange-specs.html" not in [c.url for c in after] and site + "history.html" in [c.url for c in after]
+
+
+class _CountingSearch:
+    """The expander's search, counting the texts each candidates round embeds."""
+
+    def __init__(self, search):
+        self.search, self.embedded = search, []
+
+    def __getattr__(self, name):
+        return getattr(self.search, name)
+
+    def embed(self, texts):
+        self.embedded.append(len(texts) - 1)  # the question is embedded every round
+        return self.search.embed(texts)
+
+
+def test_a_later_round_embeds_only_the_link_texts_no_round_embedded_before(site, expander):
+    expander.search = counting = _CountingSearch(expander.search)
+    expander.fetch([site + "index.html"])
+    depths = {site + "index.html": 0}
+    first = expander.candidates(QUESTION, ["flange"], site + "index.html", depths, Thresholds())
+    again = expander.candidates("Which oil do sprockets need?", ["oil"], site + "index.html", depths, Thresholds())
+    assert counting.embedded[0] > 0 and counting.embedded[1] == 0  # the same links: nothing embedded again
+    assert {c.url for c in first} == {c.url for c in again} and first[0].url != again[0].url  # scored anew
+
+
+def test_a_seed_that_trickles_fails_at_the_time_it_was_given_and_names_no_credentials(tmp_path, expander):
+    from tests.reliability.hostile_pages import hostile_host
+
+    with hostile_host() as host:
+        seeded = expander.seed(host.url.replace("//", "//user:pw@") + "/trickle?token=SECRET", seconds=1.0)
+    assert seeded.status == "failed" and "deadline" in seeded.reason
+    assert "pw" not in seeded.url + seeded.reason and "SECRET" not in seeded.url + seeded.reason

@@ -1,7 +1,7 @@
 """program/retrieval/chunking.py: paragraphs stay whole, markdown and plain text follow headings, a long list is cut
 between its items and a long table between its rows under its header, code fences never split."""
 
-from program.retrieval.chunking import Document, chunk_document
+from program.retrieval.chunking import MAX_CHARS, Document, chunk_document
 from program.retrieval.sections.plain_text import text_sections
 
 
@@ -178,3 +178,20 @@ def test_a_rule_over_a_long_line_or_an_indented_underlined_line_marks_no_heading
     body = (f"{RULE}\n{'A paragraph line that runs on well past what any heading would hold, ' * 2}\n\n"
             "    indented line\n    -------------\n")
     assert [c.heading_path for c in chunk_document(text(body))] == [[]]
+
+
+def test_a_file_of_thousands_of_imports_and_functions_gives_each_function_its_own_import():
+    count = 3000
+    text = "".join(f"import {{ name{i} }} from './mod{i}';\n" for i in range(count)) + "\n" + "".join(
+        f"export function f{i}(x: number): number {{\n  return name{i}(x) + 1;\n}}\n\n" for i in range(count))
+    chunks = chunk_document(Document(doc_id="d", title="t", text=text, kind="typescript"))
+    f7 = next(c for c in chunks if c.heading_path == ["function f7"])
+    assert f7.text.startswith("import { name7 } from './mod7';") and "name70" not in f7.text
+
+
+def test_a_function_with_no_members_to_cut_between_is_cut_between_its_lines():
+    for text in ["fn huge() {\n" + "    {\n" * 66_000 + "}\n",  # 400 KB, one `{` a line, never closed
+                 "fn huge() {\n    let s = [\n" + "        1,\n" * 36_000 + "    ];\n}\n"]:  # one statement
+        chunks = chunk_document(Document(doc_id="d", title="t", text=text, kind="rust"))
+        assert len(chunks) > 100 and max(len(c.text) for c in chunks) <= MAX_CHARS
+        assert sum(c.text.count("{") for c in chunks) == text.count("{")
