@@ -5,7 +5,8 @@
 select and report questions (`optimize.eval.examples.job_examples`), picks the run folder (a new
 one, `--resume RUN_ID`, or by default the last unfinished run with the same config), builds or
 reuses the indexes, starts the LM with DSPy's cache on (threshold trials reuse its calls), and
-runs `optimize.job.job.Job`. `--dry-run` prints the estimated LM spending and stops.
+runs `optimize.job.job.Job`, printing its plan first and a time estimate once its first questions are
+timed (`optimize.job.clock`). `--dry-run` prints the estimated LM spending and stops.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from optimize.eval.example_schema import DatasetError, DatasetFileError
 from optimize.eval.examples import job_examples, resolve_dataset
 from optimize.eval.tracking import tracked_run
 from optimize.job.budget import BudgetExceeded, SpendingGuard, estimate
+from optimize.job.clock import JobClock
 from optimize.job.config import load_config
 from optimize.job.export_prompts import export_prompts
 from optimize.job.job import PROGRAM, Job, finished_outcome
@@ -58,7 +60,9 @@ def run_command(args: argparse.Namespace) -> int:
         return _finished(folder, stored)
     print(f"optimize run {folder.name}: {len(sets.train)} train, {len(sets.select)} select ({sets.select_name}), "
           f"{len(sets.report)} report ({sets.report_name}) questions -> {folder}", file=sys.stderr)
-    return _run(config, settings, folder, sets, args.progress)
+    clock = JobClock(estimate(config, len(sets.select), len(sets.report), config.model).phases)
+    print(clock.plan(), file=sys.stderr)
+    return _run(config, settings, folder, sets, args.progress, clock)
 
 
 def _dataset(settings, config):
@@ -95,7 +99,7 @@ def _check_site(config, sets, max_bytes: int) -> None:
                              f"{config.site} (markdown or HTML, at most {max_bytes} bytes)")
 
 
-def _run(config, settings, folder: Path, sets, progress: bool) -> int:
+def _run(config, settings, folder: Path, sets, progress: bool, clock: JobClock) -> int:
     folder.mkdir(parents=True, exist_ok=True)
     write_atomic(folder / "config.json", config.model_dump_json(indent=2))
     uncompiled = _program(settings)
@@ -107,7 +111,7 @@ def _run(config, settings, folder: Path, sets, progress: bool) -> int:
                 tracked_run(settings, folder, params, EXPERIMENT) as tracking:
             tracking.log_files([folder / "config.json"], folder)
             job = Job(config, settings, folder, guard, tracking, progress, teacher.lm if teacher else None,
-                      cold_start=handle.empty_prompt_cache)
+                      cold_start=handle.empty_prompt_cache, clock=clock.finished)
             outcome = job.run(uncompiled, sets)
     except BudgetExceeded as stop:
         print(f"stopped: {stop}. What finished is in {folder}; raise the cap and resume with --resume {folder.name}",

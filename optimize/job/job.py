@@ -170,6 +170,7 @@ class Job:
     progress: bool = True
     teacher: dspy.LM | None = None  # bootstraps demos and proposes instructions; the configured LM is the student
     cold_start: Callable[[], object] = lambda: None  # before each system's run: see `run_examples`
+    clock: Callable[[Record], object] = lambda record: None  # sees each record run now: `optimize.job.clock`
     _searched: dict[int, GatedRAG] = field(default_factory=dict, init=False, repr=False)  # see `_remembering`
 
     def run(self, uncompiled: GatedRAG, sets: JobSets) -> Outcome:
@@ -388,7 +389,11 @@ class Job:
         with dspy.context(lm=dspy.settings.lm.copy(cache=False), callbacks=callbacks):
             return run_examples(self._remembering(program), select, system, RecordLog(folder / RESULTS),
                                 self._score(), 1, self.config.time_limit_s, self.progress,
-                                finished=self.tracking.log_trace, cold_start=self.cold_start)
+                                finished=self._finished, cold_start=self.cold_start)
+
+    def _finished(self, record: Record) -> None:
+        self.tracking.log_trace(record)
+        self.clock(record)
 
     def _remembering(self, program: GatedRAG) -> GatedRAG:
         """`program` searching through the job's one memo (`remembering_searches`): the select runs
@@ -424,7 +429,7 @@ class Job:
                             reranker=self.settings.reranker)
         summary = run_eval(config, self.settings, self.folder / name, programs, examples, self._score(),
                            params={"job": self.folder.name}, progress=self.progress, announce=announce,
-                           cold_start=self.cold_start)
+                           cold_start=self.cold_start, finished=self.clock)
         for system in summary.systems:
             values = {f"{system.system}.{k}": e.mean for k, e in system.metrics.items()}
             self.tracking.log_metrics(values | {f"{system.system}.latency_p50_s": system.latency_p50_s}, step=step)

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import hashlib
 import uuid
-from collections.abc import Collection, Iterable, Iterator
+from collections.abc import Collection, Iterable, Iterator, Sequence
 
 from pydantic import BaseModel
 from tqdm import tqdm
@@ -86,13 +86,16 @@ def index_documents(store: Store, collection: str, documents: Iterable[Document]
                     progress: bool = True, prune: bool = False, drop: Collection[str] = ()) -> IndexStats:
     """Bring `collection` up to date with `documents`, and delete the documents whose ids are in `drop`;
     with `prune`, drop every other document too. Documents stream through in windows of `WINDOW` chunks,
-    so memory holds one window, whatever the corpus."""
+    so memory holds one window, whatever the corpus. With `progress`, the bar counts chunks, written or
+    unchanged; when `documents` is a sequence they are chunked once first, to give it its total."""
     store.ensure(collection)
     existing = {pid: (p["doc_id"], p["text_hash"]) for pid, p in store.payloads(collection, ["doc_id", "text_hash"])}
     run, kept = _Run(), _KeptVectors(store, collection, embedder.version)
-    with tqdm(desc=f"indexing {collection}", unit="chunk", disable=not progress) as bar:
+    total = count_chunks(documents) if progress and isinstance(documents, Sequence) else None
+    with tqdm(desc=f"indexing {collection}", unit="chunk", total=total, disable=not progress) as bar:
         for window in _windows(documents, embedder.version, run):
             changed = [item for item in window if existing.get(item[0], (None, None))[1] != item[2]["text_hash"]]
+            bar.update(len(window) - len(changed))  # unchanged: nothing to embed, but part of the total
             _write(store, collection, embedder, changed, run, bar, kept)
     doc_ids = run.doc_ids | set(drop)
     stale = [pid for pid, (doc_id, _) in existing.items() if pid not in run.seen and (prune or doc_id in doc_ids)]
@@ -102,6 +105,12 @@ def index_documents(store: Store, collection: str, documents: Iterable[Document]
         store.finish_bulk(collection)
     return IndexStats(documents=len(run.doc_ids), chunks=len(run.seen), embedded=run.embedded,
                       skipped=len(run.seen) - run.embedded - run.reused, deleted=len(stale), reused=run.reused)
+
+
+def count_chunks(documents: Iterable[Document]) -> int:
+    """How many chunks the documents give: the progress bar's total. Chunking is text work only, a
+    small share of what embedding the same chunks costs."""
+    return sum(len(chunk_document(document)) for document in documents)
 
 
 class _Run:
