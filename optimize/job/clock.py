@@ -11,6 +11,7 @@ phase's bar shows its own ETA. This module prints; it runs nothing and decides n
 from __future__ import annotations
 
 import statistics
+import sys
 from collections.abc import Callable
 
 from tqdm import tqdm
@@ -25,7 +26,8 @@ MEASURED_AFTER = 3  # questions timed before the first estimate: the first pays 
 class JobClock:
     """Fed each record as the job finishes it (`finished`); prints the estimate when it can."""
 
-    def __init__(self, phases: dict[str, int], write: Callable[[str], object] = tqdm.write):
+    def __init__(self, phases: dict[str, int], write: Callable[[str], object] = lambda line: tqdm.write(
+            line, file=sys.stderr)):  # between the bars' lines, on stderr with them
         self.phases, self.write = phases, write
         self.seconds: dict[bool, list[float]] = {True: [], False: []}  # single pass or not -> seconds
 

@@ -62,6 +62,9 @@ def run_command(args: argparse.Namespace) -> int:
           f"{len(sets.report)} report ({sets.report_name}) questions -> {folder}", file=sys.stderr)
     clock = JobClock(estimate(config, len(sets.select), len(sets.report), config.model).phases)
     print(clock.plan(), file=sys.stderr)
+    if not config.single_pass:
+        print("  single pass is not run beside it (it decides nothing the job ships): --single-pass adds it",
+              file=sys.stderr)
     return _run(config, settings, folder, sets, args.progress, clock)
 
 
@@ -182,7 +185,7 @@ def _overrides(args: argparse.Namespace) -> dict:
     caps = {k: getattr(args, f"max_{k}") for k in ("lm_calls", "tokens", "dollars") if getattr(args, f"max_{k}") is not None}
     flags = {k: getattr(args, k) for k in ("dataset", "val_split", "report_split", "optimizer", "teacher_model",
                                            "train_limit", "select_limit", "report_limit", "threshold_trials",
-                                           "latency_weight", "latency_budget_s", "report_rejected", "seed_page",
+                                           "latency_weight", "latency_budget_s", "report_rejected", "single_pass", "seed_page",
                                            "link_trials")}
     if args.site is not None:
         flags["site"] = args.site.resolve()  # the run's hash and a resume from elsewhere see one folder

@@ -1,7 +1,8 @@
 """The optimize job, phase by phase, over three disjoint question sets (train, select, report).
 
-1. Baseline: the uncompiled program on the report questions, and single pass beside it, so that
-   the report says whether the loop earns its cost on this corpus (`optimize.eval.against_baseline`).
+1. Baseline: the uncompiled program on the report questions, and (`single_pass`, off in the quick
+   preset) single pass beside it, so that the report says whether the loop earns its cost on this
+   corpus (`optimize.eval.against_baseline`).
 2. Prompts: candidate prompts (labelled demo sets, or a DSPy optimizer's output) and the
    uncompiled prompts run on the select questions, each run's LM calls recorded
    (`optimize.replay.recorder`). The best candidate ships only if it beats the uncompiled
@@ -178,7 +179,8 @@ class Job:
         if state.done:
             print(f"resuming job {self.folder.name}: done {', '.join(state.done)}; spent so far {self.guard.calls} LM calls",
                   file=sys.stderr)
-        baselines = {"baseline": uncompiled, BASELINE: baseline(BASELINE, uncompiled)}
+        baselines = {"baseline": uncompiled} | ({BASELINE: baseline(BASELINE, uncompiled)} if self.config.single_pass
+                                                else {})
         self._eval(baselines, sets.report, sets.report_name, "eval_baseline", step=0)
         decisions = read_state(self.folder / DECISIONS, Decisions) or Decisions()
         prompts = self._prompts(uncompiled, sets, state, decisions)
