@@ -31,11 +31,12 @@ class JobClock:
         self.phases, self.write = phases, write
         self.seconds: dict[bool, list[float]] = {True: [], False: []}  # single pass or not -> seconds
 
-    def plan(self) -> str:
+    def plan(self, notes: tuple[str, ...] = ()) -> str:
+        """The phases with their questions, then `notes` (what the config leaves out)."""
         lines = ["plan: questions the LM answers, phase by phase (threshold trials are replayed: no LM call)"]
         for phase, questions in self.phases.items():
             lines.append(f"  {phase:<28} {'up to ' if phase in CONDITIONAL else ''}{questions}")
-        lines.append(f"  a time estimate follows the first {MEASURED_AFTER} questions")
+        lines += [f"  {note}" for note in notes] + [f"  a time estimate follows the first {MEASURED_AFTER} questions"]
         return "\n".join(lines)
 
     def finished(self, record: Record) -> None:

@@ -61,10 +61,9 @@ def run_command(args: argparse.Namespace) -> int:
     print(f"optimize run {folder.name}: {len(sets.train)} train, {len(sets.select)} select ({sets.select_name}), "
           f"{len(sets.report)} report ({sets.report_name}) questions -> {folder}", file=sys.stderr)
     clock = JobClock(estimate(config, len(sets.select), len(sets.report), config.model).phases)
-    print(clock.plan(), file=sys.stderr)
-    if not config.single_pass:
-        print("  single pass is not run beside it (it decides nothing the job ships): --single-pass adds it",
-              file=sys.stderr)
+    skipped = () if config.single_pass else ("single pass is not run beside the baseline (it decides nothing the "
+                                             "job ships): --single-pass adds it",)
+    print(clock.plan(skipped), file=sys.stderr)
     return _run(config, settings, folder, sets, args.progress, clock)
 
 
