@@ -62,8 +62,8 @@ class OptimizeConfig(BaseModel):
     threshold_trials: int = Field(200, ge=0, description="trials replayed from the select runs' recorded LM calls")
     search_space: Literal["quick", "full"] = "full"
     single_pass: bool = Field(True, description="run single pass beside the uncompiled program on the report "
-                              "questions, to say whether the loop earns its cost there; it decides nothing the job "
-                              "ships, so the quick preset leaves it out (one report run less)")
+                              "questions, to say whether the loop earns its cost there; off, the job is one report "
+                              "run shorter, and decides the same")
     report_rejected: bool = Field(False, description="when nothing ships, run the compiled candidate (the best demo set "
                                   "with the searched thresholds) on the report questions too, to show on questions no "
                                   "phase saw whether keeping the uncompiled program was right; one more report run")

@@ -1,8 +1,8 @@
 """The optimize job, phase by phase, over three disjoint question sets (train, select, report).
 
-1. Baseline: the uncompiled program on the report questions, and (`single_pass`, off in the quick
-   preset) single pass beside it, so that the report says whether the loop earns its cost on this
-   corpus (`optimize.eval.against_baseline`).
+1. Baseline: the uncompiled program on the report questions, and single pass beside it (unless
+   `single_pass` is off), so that the report says whether the loop earns its cost on this corpus
+   (`optimize.eval.against_baseline`).
 2. Prompts: candidate prompts (labelled demo sets, or a DSPy optimizer's output) and the
    uncompiled prompts run on the select questions, each run's LM calls recorded
    (`optimize.replay.recorder`). The best candidate ships only if it beats the uncompiled

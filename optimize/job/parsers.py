@@ -32,7 +32,7 @@ def add_parsers(sub, positive_int) -> None:
     run.add_argument("--report-rejected", action="store_true", default=None, help="when nothing ships, run the "
                      "compiled candidate on the report questions too, against the uncompiled program (one more run)")
     run.add_argument("--single-pass", action=argparse.BooleanOptionalAction, default=None, help="run single pass "
-                     "beside the uncompiled program on the report questions (default: the preset's; quick: no)")
+                     "beside the uncompiled program on the report questions (default: yes)")
     run.add_argument("--site", type=Path, help="a folder of the dataset's site pages: the link score's weights are "
                      "fitted to it, from --seed (aws_docs brings its guides)")
     run.add_argument("--seed", dest="seed_page", metavar="PAGE", help="the page in --site each question's walk starts "

@@ -26,14 +26,15 @@ def test_guard_counts_lm_calls_and_stops_at_the_cap():
 
 
 def test_estimate_counts_every_phase_and_prices_known_models():
-    config = load_config("quick", overrides={"single_pass": True})
+    config = load_config("quick")
     e = estimate(config, select_size=4, report_size=5, model="gpt-4o-mini")
     # the demo set and the uncompiled prompts run on select; replayed threshold trials cost nothing
     assert e.phases == {"baseline eval (report)": 5, "single pass (report)": 5, "prompt candidates (select)": 8,
                         "chosen thresholds (select)": 4, "compiled eval (report)": 5}
     assert e.lm_calls == round(27 * CALLS_PER_QUESTION) and e.dollars > 0
     assert estimate(config, 4, 4, "qwen2.5-coder-0.5b").dollars == 0.0
-    assert "single pass (report)" not in estimate(load_config("quick"), 4, 5, "gpt-4o-mini").phases  # the preset's
+    assert "single pass (report)" not in estimate(load_config("quick", overrides={"single_pass": False}), 4, 5,
+                                                  "gpt-4o-mini").phases
 
 
 def test_a_resumed_guard_goes_on_from_what_the_killed_job_spent(tmp_path):

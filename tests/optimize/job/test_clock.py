@@ -13,9 +13,8 @@ def timed(system: str, seconds: float, n: int = 1) -> list[Record]:
 
 
 def clock(written: list[str]) -> JobClock:
-    """The quick preset's phases, single pass added, on 16 select and 30 report questions: 30 + 30 + 32 + 16 + 30."""
-    config = load_config("quick", overrides={"single_pass": True})
-    return JobClock(estimate(config, 16, 30, "qwen2.5-coder-0.5b").phases, write=written.append)
+    """The quick preset's phases on 16 select and 30 report questions: 30 + 30 + 32 + 16 + 30."""
+    return JobClock(estimate(load_config("quick"), 16, 30, "qwen2.5-coder-0.5b").phases, write=written.append)
 
 
 def test_the_plan_names_each_phase_with_its_questions_and_which_may_not_run():

@@ -48,8 +48,7 @@ def sets():
 
 def run_job(tmp_path, lm, uncompiled=None, job_sets=None, cold_start=lambda guard: None, **overrides):
     settings = Settings(data_dir=tmp_path / "data", _env_file=None)
-    config = load_config("quick", overrides={"threshold_trials": 4, "time_limit_s": 30, "model": "dummy",
-                                             "single_pass": True} | overrides)
+    config = load_config("quick", overrides={"threshold_trials": 4, "time_limit_s": 30, "model": "dummy"} | overrides)
     folder, guard = tmp_path / "run", SpendingGuard(config.caps, "dummy")
     folder.mkdir(exist_ok=True)
     with dspy.context(lm=lm, callbacks=[guard]), tracked_run(settings, folder, {}, "gatedrag-optimize") as tracking:
@@ -124,7 +123,7 @@ def test_a_better_candidate_ships_and_the_report_pairs_it_with_the_uncompiled_pr
 
 
 def test_without_single_pass_the_report_runs_the_uncompiled_program_alone(tmp_path):
-    """The quick preset's way: single pass decides nothing the job ships, so it is not run."""
+    """--no-single-pass: single pass decides nothing the job ships, so the job can leave it out."""
     folder, outcome, _ = run_job(tmp_path, DummyLM(KEYED), single_pass=False)
     assert [s.system for s in outcome.summary.systems] == ["baseline"]
     assert "single_pass" not in (folder / "eval_baseline" / "results.jsonl").read_text()
@@ -245,7 +244,7 @@ def test_python_m_optimize_dataset_file_trains_and_validates_on_the_file(tmp_pat
     assert main(args) == 0
     out, err = capsys.readouterr()
     assert "2 train, 1 select (dev, select half), 1 report (dev, report half) questions" in err
-    assert "plan: questions the LM answers, phase by phase" in err and "single pass is not run" in err
+    assert "plan: questions the LM answers, phase by phase" in err and "single pass (report)" in err
     folder = next((data / "runs").glob("optimize-mine-quick-labelled-*"))
     config = json.loads((folder / "config.json").read_text())
     assert (config["dataset"], len(config["dataset_sha256"])) == (str(path.resolve()), 64)
