@@ -28,10 +28,10 @@ RESULTS = "results.jsonl"
 
 def run_eval(config: EvalConfig, settings: Settings, folder: Path, programs: dict[str, dspy.Module],
              examples: list[dspy.Example], score: Score, threads: int = 1, params: dict | None = None,
-             progress: bool = True, announce: bool = True, cold_start: Callable[[], object] = lambda: None
-             ) -> RunSummary:
+             progress: bool = True, announce: bool = True, cold_start: Callable[[], object] = lambda: None,
+             finished: Callable[[Record], object] = lambda record: None) -> RunSummary:
     """Run each program over `examples`, resuming from the folder's log, each after `cold_start`
-    (see `run_examples`). `announce` says what a resume kept, on stderr; a caller that seeded the
+    (see `run_examples`); `finished` sees each record run now, after its trace is logged. `announce` says what a resume kept, on stderr; a caller that seeded the
     log itself says what it seeded instead."""
     folder.mkdir(parents=True, exist_ok=True)
     write_atomic(folder / "config.json", config.model_dump_json(indent=2))
@@ -41,7 +41,8 @@ def run_eval(config: EvalConfig, settings: Settings, folder: Path, programs: dic
         records: list[Record] = []
         for name, program in programs.items():
             records += run_examples(program, examples, name, log, score, threads, config.time_limit_s, progress,
-                                    hide_gold=config.hide_gold, finished=lambda r: tracking.log_trace(r, folder),
+                                    hide_gold=config.hide_gold,
+                                    finished=lambda r: (tracking.log_trace(r, folder), finished(r)),
                                     cold_start=cold_start)
         _trace_untraced(records, folder, tracking)
         summary = summarize(records, config.run_id, split=config.split, dataset=config.dataset,

@@ -1,7 +1,8 @@
 """MLflow logging for eval runs: params, per-system figures, and the report files as artifacts.
 
 The store is MLFLOW_TRACKING_URI when set, else a local SQLite file in the data dir (MLflow 3
-deprecates the plain-folder store), created whole or not at all, with artifacts beside it. One
+deprecates the plain-folder store), created whole or not at all, with artifacts beside it; it is
+a copy of an empty store that the model cache keeps per MLflow version. One
 eval run folder is one MLflow run: its id is kept in the folder, so a resumed eval continues the
 same MLflow run (and one killed before its id was saved is found by its folder tag). A run that
 raises ends FAILED, an interrupted one KILLED, never left RUNNING. Only the params given are
@@ -12,6 +13,7 @@ gets its MLflow trace. This module does not evaluate.
 from __future__ import annotations
 
 import os
+import shutil
 import sys
 import time
 import uuid
@@ -45,7 +47,7 @@ def tracked_run(settings: Settings, folder: Path, params: dict[str, object],
                 experiment: str = EXPERIMENT) -> Iterator[EvalTracking]:
     """An MLflow run for the job in `folder` (resumed when the folder has one), ended by status."""
     if not settings.mlflow_tracking_uri:
-        _create_local_store(_local_store(settings))
+        _create_local_store(_local_store(settings), settings.model_cache)
     client = MlflowClient(tracking_uri(settings))
     point_mlflow_at(tracking_uri(settings))  # where the question traces go (mlflow's tracing is global)
     run_id = _resume(client, folder) or _create(client, settings, folder, experiment)
@@ -78,8 +80,8 @@ def _local_store(settings: Settings) -> Path:
     return settings.data_dir / "mlflow.db"
 
 
-def _create_local_store(path: Path) -> None:
-    """Create the SQLite store whole, if it does not exist yet.
+def _create_local_store(path: Path, cache: Path) -> None:
+    """Create the SQLite store whole, if it does not exist yet, as a copy of an empty one in `cache`.
 
     subtle: MLflow builds a new store's tables in dozens of migration steps; a kill between two
     left a store that every later run failed to open ("duplicate column name: step"). So they are
@@ -90,12 +92,27 @@ def _create_local_store(path: Path) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     building = path.with_name(f".{path.name}.{uuid.uuid4().hex}.tmp")  # a new name: MLflow caches stores by URI
     try:
-        MlflowClient(f"sqlite:///{building.resolve()}").search_experiments()
+        shutil.copyfile(_empty_store(cache), building)
         os.link(building, path)
     except FileExistsError:
         pass  # another process made it first: use theirs
     finally:
         building.unlink(missing_ok=True)
+
+
+def _empty_store(cache: Path) -> Path:
+    """An empty store of this MLflow version's schema, built once per cache: the migrations take seconds
+    (more than 10 on a busy 2-core machine), a copy a fraction of one."""
+    template = cache / f"mlflow-{mlflow.__version__}-empty.db"
+    if not template.is_file():
+        cache.mkdir(parents=True, exist_ok=True)
+        building = template.with_name(f".{template.name}.{uuid.uuid4().hex}.tmp")
+        try:
+            MlflowClient(f"sqlite:///{building.resolve()}").search_experiments()
+            os.replace(building, template)  # whole or not at all; two builders each put a whole one
+        finally:
+            building.unlink(missing_ok=True)
+    return template
 
 
 class EvalTracking:

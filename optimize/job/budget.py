@@ -25,6 +25,12 @@ PROMPT_TOKENS_PER_CALL = 875
 COMPLETION_TOKENS_PER_CALL = 90
 
 
+SINGLE_PASS = "single pass (report)"
+CHOSEN_THRESHOLDS = "chosen thresholds (select)"
+COMPILED_EVAL = "compiled eval (report)"  # or the candidate kept out, with `report_rejected`
+CONDITIONAL = (CHOSEN_THRESHOLDS, COMPILED_EVAL)  # run only when the replay's pick gains held out, or something ships
+
+
 class BudgetExceeded(RuntimeError):
     pass
 
@@ -97,9 +103,9 @@ def estimate(config: OptimizeConfig, select_size: int, report_size: int, model: 
     """An upper bound on the real LM runs: threshold trials are replayed and cost none, but the
     chosen point runs once more on the select questions."""
     candidates = config.demo_sets if config.optimizer == "labelled" else 1
-    phases = {"baseline eval (report)": report_size, "single pass (report)": report_size,
-              "prompt candidates (select)": select_size * (candidates + 1),
-              "chosen thresholds (select)": select_size, "compiled eval (report)": report_size}
+    phases = {"baseline eval (report)": report_size} | ({SINGLE_PASS: report_size} if config.single_pass else {}) | {
+        "prompt candidates (select)": select_size * (candidates + 1), CHOSEN_THRESHOLDS: select_size,
+        COMPILED_EVAL: report_size}
     calls = round(sum(phases.values()) * CALLS_PER_QUESTION)
     prompt, completion = calls * PROMPT_TOKENS_PER_CALL, calls * COMPLETION_TOKENS_PER_CALL
     return Estimate(phases=phases, lm_calls=calls, prompt_tokens=prompt, completion_tokens=completion,

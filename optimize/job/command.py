@@ -5,7 +5,8 @@
 select and report questions (`optimize.eval.examples.job_examples`), picks the run folder (a new
 one, `--resume RUN_ID`, or by default the last unfinished run with the same config), builds or
 reuses the indexes, starts the LM with DSPy's cache on (threshold trials reuse its calls), and
-runs `optimize.job.job.Job`. `--dry-run` prints the estimated LM spending and stops.
+runs `optimize.job.job.Job`, printing its plan first and a time estimate once its first questions are
+timed (`optimize.job.clock`). `--dry-run` prints the estimated LM spending and stops.
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ from optimize.eval.example_schema import DatasetError, DatasetFileError
 from optimize.eval.examples import job_examples, resolve_dataset
 from optimize.eval.tracking import tracked_run
 from optimize.job.budget import BudgetExceeded, SpendingGuard, estimate
+from optimize.job.clock import JobClock
 from optimize.job.config import load_config
 from optimize.job.export_prompts import export_prompts
 from optimize.job.job import PROGRAM, Job, finished_outcome
@@ -62,7 +64,11 @@ def run_command(args: argparse.Namespace) -> int:
         return _finished(folder, stored)
     print(f"optimize run {folder.name}: {len(sets.train)} train, {len(sets.select)} select ({sets.select_name}), "
           f"{len(sets.report)} report ({sets.report_name}) questions -> {folder}", file=sys.stderr)
-    return _run(config, settings, folder, sets, args.progress, workers(settings, args.workers))
+    clock = JobClock(estimate(config, len(sets.select), len(sets.report), config.model).phases)
+    skipped = () if config.single_pass else ("single pass is not run beside the baseline (it decides nothing the "
+                                             "job ships): --single-pass adds it",)
+    print(clock.plan(skipped), file=sys.stderr)
+    return _run(config, settings, folder, sets, args.progress, clock, workers(settings, args.workers))
 
 
 def _dataset(settings, config):
@@ -99,7 +105,7 @@ def _check_site(config, sets, max_bytes: int) -> None:
                              f"{config.site} (markdown or HTML, at most {max_bytes} bytes)")
 
 
-def _run(config, settings, folder: Path, sets, progress: bool, threads: int) -> int:
+def _run(config, settings, folder: Path, sets, progress: bool, clock: JobClock, threads: int) -> int:
     folder.mkdir(parents=True, exist_ok=True)
     write_atomic(folder / "config.json", config.model_dump_json(indent=2))
     uncompiled = _program(settings)
@@ -111,7 +117,7 @@ def _run(config, settings, folder: Path, sets, progress: bool, threads: int) -> 
                 tracked_run(settings, folder, params, EXPERIMENT) as tracking:
             tracking.log_files([folder / "config.json"], folder)
             job = Job(config, settings, folder, guard, tracking, progress, teacher.lm if teacher else None,
-                      cold_start=handle.empty_prompt_cache, workers=threads)
+                      cold_start=handle.empty_prompt_cache, clock=clock.finished, workers=threads)
             outcome = job.run(uncompiled, sets)
     except BudgetExceeded as stop:
         print(f"stopped: {stop}. What finished is in {folder}; raise the cap and resume with --resume {folder.name}",
@@ -182,7 +188,7 @@ def _overrides(args: argparse.Namespace) -> dict:
     caps = {k: getattr(args, f"max_{k}") for k in ("lm_calls", "tokens", "dollars") if getattr(args, f"max_{k}") is not None}
     flags = {k: getattr(args, k) for k in ("dataset", "val_split", "report_split", "optimizer", "teacher_model",
                                            "train_limit", "select_limit", "report_limit", "threshold_trials",
-                                           "latency_weight", "latency_budget_s", "report_rejected", "seed_page",
+                                           "latency_weight", "latency_budget_s", "report_rejected", "single_pass", "seed_page",
                                            "link_trials")}
     if args.site is not None:
         flags["site"] = args.site.resolve()  # the run's hash and a resume from elsewhere see one folder

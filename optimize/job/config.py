@@ -61,6 +61,9 @@ class OptimizeConfig(BaseModel):
     candidates: int = Field(0, ge=0, description="BootstrapFewShotWithRandomSearch candidates; 0 = plain BootstrapFewShot")
     threshold_trials: int = Field(200, ge=0, description="trials replayed from the select runs' recorded LM calls")
     search_space: Literal["quick", "full"] = "full"
+    single_pass: bool = Field(True, description="run single pass beside the uncompiled program on the report "
+                              "questions, to say whether the loop earns its cost there; off, the job is one report "
+                              "run shorter, and decides the same")
     report_rejected: bool = Field(False, description="when nothing ships, run the compiled candidate (the best demo set "
                                   "with the searched thresholds) on the report questions too, to show on questions no "
                                   "phase saw whether keeping the uncompiled program was right; one more report run")
@@ -77,12 +80,13 @@ class OptimizeConfig(BaseModel):
 
     @property
     def run_id(self) -> str:
-        # subtle: HotpotQA, the default local model, no reranker, no report of a rejected candidate and no site
+        # subtle: HotpotQA, the default local model, no reranker, no report of a rejected candidate, single pass and no site
         # leave the hash as it was before each was configurable, so older runs keep their ids
         hotpotqa = self.dataset == "hotpotqa"
         unset = ({"dataset", "dataset_sha256"} if hotpotqa else set()) | ({"reranker"} if self.reranker == "none" else set())
         unset |= {"model"} if self.model == DEFAULT_LOCAL_MODEL else set()
         unset |= set() if self.report_rejected else {"report_rejected"}
+        unset |= {"single_pass"} if self.single_pass else set()
         unset |= {k for k in ("site", "seed_page") if getattr(self, k) is None}
         unset |= set() if has_site(self.dataset, self.site) else {"link_trials"}
         digest = hashlib.sha256(self.model_dump_json(exclude=unset).encode()).hexdigest()[:8]

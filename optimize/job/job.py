@@ -1,7 +1,8 @@
 """The optimize job, phase by phase, over three disjoint question sets (train, select, report).
 
-1. Baseline: the uncompiled program on the report questions, and single pass beside it, so that
-   the report says whether the loop earns its cost on this corpus (`optimize.eval.against_baseline`).
+1. Baseline: the uncompiled program on the report questions, and single pass beside it (unless
+   `single_pass` is off), so that the report says whether the loop earns its cost on this corpus
+   (`optimize.eval.against_baseline`).
 2. Prompts: candidate prompts (labelled demo sets, or a DSPy optimizer's output) and the
    uncompiled prompts run on the select questions, each run's LM calls recorded
    (`optimize.replay.recorder`). The best candidate ships only if it beats the uncompiled
@@ -172,6 +173,7 @@ class Job:
     cold_start: Callable[[], object] = lambda: None  # before each system's run: see `run_examples`
     # questions in flight in the evals; the select runs stay at 1: their recorder reads the LM's last call
     workers: int = 1
+    clock: Callable[[Record], object] = lambda record: None  # sees each record run now: `optimize.job.clock`
     _searched: dict[int, GatedRAG] = field(default_factory=dict, init=False, repr=False)  # see `_remembering`
 
     def run(self, uncompiled: GatedRAG, sets: JobSets) -> Outcome:
@@ -179,7 +181,8 @@ class Job:
         if state.done:
             print(f"resuming job {self.folder.name}: done {', '.join(state.done)}; spent so far {self.guard.calls} LM calls",
                   file=sys.stderr)
-        baselines = {"baseline": uncompiled, BASELINE: baseline(BASELINE, uncompiled)}
+        baselines = {"baseline": uncompiled} | ({BASELINE: baseline(BASELINE, uncompiled)} if self.config.single_pass
+                                                else {})
         self._eval(baselines, sets.report, sets.report_name, "eval_baseline", step=0)
         decisions = read_state(self.folder / DECISIONS, Decisions) or Decisions()
         prompts = self._prompts(uncompiled, sets, state, decisions)
@@ -390,7 +393,11 @@ class Job:
         with dspy.context(lm=dspy.settings.lm.copy(cache=False), callbacks=callbacks):
             return run_examples(self._remembering(program), select, system, RecordLog(folder / RESULTS),
                                 self._score(), 1, self.config.time_limit_s, self.progress,
-                                finished=self.tracking.log_trace, cold_start=self.cold_start)
+                                finished=self._finished, cold_start=self.cold_start)
+
+    def _finished(self, record: Record) -> None:
+        self.tracking.log_trace(record)
+        self.clock(record)
 
     def _remembering(self, program: GatedRAG) -> GatedRAG:
         """`program` searching through the job's one memo (`remembering_searches`): the select runs
@@ -426,7 +433,7 @@ class Job:
                             reranker=self.settings.reranker)
         summary = run_eval(config, self.settings, self.folder / name, programs, examples, self._score(), self.workers,
                            params={"job": self.folder.name}, progress=self.progress, announce=announce,
-                           cold_start=self.cold_start)
+                           cold_start=self.cold_start, finished=self.clock)
         for system in summary.systems:
             values = {f"{system.system}.{k}": e.mean for k, e in system.metrics.items()}
             self.tracking.log_metrics(values | {f"{system.system}.latency_p50_s": system.latency_p50_s}, step=step)

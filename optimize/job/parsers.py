@@ -4,6 +4,7 @@
 
 from __future__ import annotations
 
+import argparse
 from pathlib import Path
 
 from program.base.command_line import add_data_dir, add_lm
@@ -31,6 +32,8 @@ def add_parsers(sub, positive_int) -> None:
     run.add_argument("--threshold-trials", type=int)
     run.add_argument("--report-rejected", action="store_true", default=None, help="when nothing ships, run the "
                      "compiled candidate on the report questions too, against the uncompiled program (one more run)")
+    run.add_argument("--single-pass", action=argparse.BooleanOptionalAction, default=None, help="run single pass "
+                     "beside the uncompiled program on the report questions (default: yes)")
     run.add_argument("--site", type=Path, help="a folder of the dataset's site pages: the link score's weights are "
                      "fitted to it, from --seed (aws_docs brings its guides)")
     run.add_argument("--seed", dest="seed_page", metavar="PAGE", help="the page in --site each question's walk starts "

@@ -46,7 +46,8 @@ class Settings(BaseSettings):
     data_dir: Path = Field(PROJECT_ROOT / ".gatedrag", description="indexes, web cache, runs")
     # subtle: models are shared by every data folder, so a new data folder does not re-assemble the GGUF
     model_cache: Path = Field(default_factory=lambda: _user_cache() / "gatedrag" / "models",
-                              description="assembled model files (default: $XDG_CACHE_HOME or ~/.cache, /gatedrag/models)")
+                              description="assembled model files, and the empty MLflow store new ones are copied from "
+                              "(default: $XDG_CACHE_HOME or ~/.cache, /gatedrag/models)")
     shared_data: Path = Field(PROJECT_ROOT.parent / "shared" / "data", description="labelled sets")
 
     # LM

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import hashlib
 import uuid
-from collections.abc import Collection, Iterable, Iterator
+from collections.abc import Collection, Iterable, Iterator, Sequence
 from typing import NamedTuple, Protocol
 
 from pydantic import BaseModel
@@ -120,14 +120,20 @@ def index_documents(store: Store, collection: str, documents: Iterable[Document]
     """Bring `collection` up to date with `documents`, and delete the documents whose ids are in `drop`;
     with `prune`, drop every other document too. Documents stream through in windows of `WINDOW` chunks,
     so memory holds one window, whatever the corpus (a `writer` may hold more: see its own docstring).
-    `writer` embeds and writes (default: `InProcess(embedder)`)."""
+    `writer` embeds and writes (default: `InProcess(embedder)`). With `progress`, the bar counts chunks,
+    written or unchanged; when `documents` is a sequence they are chunked once first, to give it its total."""
     writer = writer or InProcess(embedder)
     store.ensure(collection)
     existing = {pid: (p["doc_id"], p["text_hash"]) for pid, p in store.payloads(collection, ["doc_id", "text_hash"])}
     run, kept = _Run(), _KeptVectors(store, collection, writer.version)
-    changed = ([item for item in window if existing.get(item[0], (None, None))[1] != item[2]["text_hash"]]
-               for window in _windows(documents, writer.version, run))
-    with tqdm(desc=f"indexing {collection}", unit="chunk", disable=not progress) as bar:
+    total = count_chunks(documents) if progress and isinstance(documents, Sequence) else None
+    with tqdm(desc=f"indexing {collection}", unit="chunk", total=total, disable=not progress) as bar:
+        def changed_in(window: list) -> list:
+            changed = [item for item in window if existing.get(item[0], (None, None))[1] != item[2]["text_hash"]]
+            bar.update(len(window) - len(changed))  # unchanged: nothing to embed, but part of the total
+            return changed
+
+        changed = (changed_in(window) for window in _windows(documents, writer.version, run))
         for embedded, reused in writer(store, collection, _batches(changed, kept)):
             run.embedded += embedded
             run.reused += reused
@@ -140,6 +146,12 @@ def index_documents(store: Store, collection: str, documents: Iterable[Document]
         store.finish_bulk(collection)
     return IndexStats(documents=len(run.doc_ids), chunks=len(run.seen), embedded=run.embedded,
                       skipped=len(run.seen) - run.embedded - run.reused, deleted=len(stale), reused=run.reused)
+
+
+def count_chunks(documents: Iterable[Document]) -> int:
+    """How many chunks the documents give: the progress bar's total. Chunking is text work only, a
+    small share of what embedding the same chunks costs."""
+    return sum(len(chunk_document(document)) for document in documents)
 
 
 class _Run:

@@ -108,7 +108,8 @@ def test_abstention_web_use_gate_rules_and_calibration_are_logged_per_system(set
 def test_a_store_whose_creation_is_cut_short_is_not_left_half_made(tmp_path, monkeypatch):
     import mlflow.store.db.utils
 
-    settings = Settings(_env_file=None, data_dir=tmp_path / "data", mlflow_tracking_uri=None)
+    settings = Settings(_env_file=None, data_dir=tmp_path / "data", mlflow_tracking_uri=None,
+                        model_cache=tmp_path / "cache")  # no empty store to copy yet: it is built here
     upgrade = mlflow.store.db.utils._upgrade_db
 
     def killed_midway(engine):  # as a kill between two of MLflow's migration steps
@@ -120,6 +121,7 @@ def test_a_store_whose_creation_is_cut_short_is_not_left_half_made(tmp_path, mon
         pass
     assert not (settings.data_dir / "mlflow.db").exists()
     assert [p.name for p in settings.data_dir.iterdir()] == []  # nor its temp file
+    assert [p.name for p in settings.model_cache.iterdir()] == []  # nor the empty store copies are made from
     monkeypatch.undo()
     with tracked_run(settings, tmp_path, PARAMS):
         pass
@@ -137,3 +139,22 @@ def test_outcomes_net_right_and_aurc_are_logged_when_the_records_have_them(setti
     outcomes = [metrics[f"gated.outcome_{k}"] for k in ("right", "wrong", "abstained")]
     assert outcomes == [0, 3, 2]
     assert metrics["gated.net_right"] == pytest.approx(-0.6) and metrics["gated.aurc"] == 1.0
+
+
+def test_a_new_store_is_a_copy_of_the_empty_one_built_once_per_cache(tmp_path, monkeypatch):
+    import mlflow.store.db.utils
+
+    cache = tmp_path / "cache"
+    first, second = (Settings(_env_file=None, data_dir=tmp_path / name, mlflow_tracking_uri=None, model_cache=cache)
+                     for name in ("one", "two"))
+    (tmp_path / "run1").mkdir()
+    (tmp_path / "run2").mkdir()
+    with tracked_run(first, tmp_path / "run1", PARAMS):
+        pass
+    monkeypatch.setattr(mlflow.store.db.utils, "_upgrade_db", lambda engine: pytest.fail("migrated a second time"))
+    with tracked_run(second, tmp_path / "run2", PARAMS):
+        pass
+    assert len(list(cache.glob("mlflow-*-empty.db"))) == 1
+    client, run = run_of(second, tmp_path / "run2")
+    assert run.info.status == "FINISHED" and run.data.params["split"] == "smoke"
+    assert len(client.search_runs([run.info.experiment_id])) == 1  # its own run, none of the first store's

@@ -33,6 +33,8 @@ def test_estimate_counts_every_phase_and_prices_known_models():
                         "chosen thresholds (select)": 4, "compiled eval (report)": 5}
     assert e.lm_calls == round(27 * CALLS_PER_QUESTION) and e.dollars > 0
     assert estimate(config, 4, 4, "qwen2.5-coder-0.5b").dollars == 0.0
+    assert "single pass (report)" not in estimate(load_config("quick", overrides={"single_pass": False}), 4, 5,
+                                                  "gpt-4o-mini").phases
 
 
 def test_a_resumed_guard_goes_on_from_what_the_killed_job_spent(tmp_path):

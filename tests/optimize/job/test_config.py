@@ -16,6 +16,7 @@ def test_flags_beat_the_config_file_which_beats_the_preset(tmp_path):
     config = load_config("quick", path, {"train_limit": 3, "select_limit": None})
     assert (config.optimizer, config.train_limit, config.select_limit, config.caps.lm_calls) == ("gepa", 3, 16, 500)
     assert config.run_id != load_config("quick").run_id
+    assert load_config("quick", overrides={"single_pass": False}).run_id != load_config("quick").run_id
 
 
 @pytest.mark.parametrize("preset, text, reason", [("nope", None, "no preset 'nope'"),

@@ -122,6 +122,14 @@ def test_a_better_candidate_ships_and_the_report_pairs_it_with_the_uncompiled_pr
     assert (folder / "eval" / COMPARISON).exists()
 
 
+def test_without_single_pass_the_report_runs_the_uncompiled_program_alone(tmp_path):
+    """--no-single-pass: single pass decides nothing the job ships, so the job can leave it out."""
+    folder, outcome, _ = run_job(tmp_path, DummyLM(KEYED), single_pass=False)
+    assert [s.system for s in outcome.summary.systems] == ["baseline"]
+    assert "single_pass" not in (folder / "eval_baseline" / "results.jsonl").read_text()
+    assert " against single_pass" not in str(outcome) and outcome.decisions.prompts is not None
+
+
 def test_no_phase_sees_a_question_of_another(tmp_path):
     """Train questions only become demos, select questions only choose, report questions only report."""
     folder, _, _ = run_job(tmp_path, DummyLM(KEYED))
@@ -236,6 +244,7 @@ def test_python_m_optimize_dataset_file_trains_and_validates_on_the_file(tmp_pat
     assert main(args) == 0
     out, err = capsys.readouterr()
     assert "2 train, 1 select (dev, select half), 1 report (dev, report half) questions" in err
+    assert "plan: questions the LM answers, phase by phase" in err and "single pass (report)" in err
     folder = next((data / "runs").glob("optimize-mine-quick-labelled-*"))
     config = json.loads((folder / "config.json").read_text())
     assert (config["dataset"], len(config["dataset_sha256"])) == (str(path.resolve()), 64)

@@ -119,3 +119,11 @@ def test_build_indexes_fills_both_collections_and_prunes(tmp_path, monkeypatch, 
     stats = build_indexes(settings, progress=False)
     assert (stats["local_c"].embedded, stats["local_c"].deleted) == (0, 1)
     assert [p["doc_id"] for _, p in open_store(settings).payloads("local_c", ["doc_id"])] == ["Alpha"]
+
+
+def test_the_progress_bar_shows_the_chunk_total_written_or_unchanged(edge_store, embedder, capsys):
+    index_documents(edge_store, "c", CORPUS, embedder=embedder, progress=True)
+    assert "4/4 [" in capsys.readouterr().err  # 3 documents, 4 chunks
+    changed = docs(Alpha="Alpha is a lighthouse.", Beta="Beta is a bakery.\n\nIt sells cakes.", Gamma="Gamma is a river.")
+    index_documents(edge_store, "c", changed, embedder=embedder, progress=True)
+    assert "4/4 [" in capsys.readouterr().err  # one chunk embedded, three unchanged: the bar still ends full

@@ -64,6 +64,12 @@ def test_a_folder_is_walked_with_its_globs_and_hidden_files_skipped(tree, tmp_pa
     assert only_py.documents == 1
 
 
+def test_the_indexing_bar_of_an_ingest_shows_its_chunk_total(tree, tmp_path, embedder, capsys):
+    report = run([tree], tmp_path, memory_store(), embedder, exclude=["*/draft.md"], progress=True)
+    err = capsys.readouterr().err
+    assert report.chunks == 4 and "indexing mine: 100%" in err and "| 4/4 [" in err  # the total, not a bare count
+
+
 def test_an_unchanged_tree_embeds_nothing_and_a_changed_file_alone_is_rewritten(tree, tmp_path, embedder):
     client = memory_store()
     first = run([tree], tmp_path, client, embedder)
