@@ -14,18 +14,15 @@ from typing import Literal
 
 import numpy as np
 from sklearn.isotonic import IsotonicRegression
-from sklearn.linear_model import LogisticRegressionCV
-from sklearn.model_selection import StratifiedKFold
 
 from metrics.calibration import Calibration, confidence_calibration
+from optimize.standardized_logistic import fit_standardized
 from program.answer.calibrator import FEATURES, ConfidenceCalibrator, features
 from program.contract.result import Result
 
 Method = Literal["platt", "isotonic"]
 MIN_RECORDS = 20
 MIN_EACH = 3  # right and wrong answers each, or there is no boundary to learn
-FOLDS = 5
-CS = 10  # inverse regularization strengths tried, log-spaced from 1e-4 to 1e4
 
 
 class FitError(ValueError):
@@ -51,18 +48,9 @@ def before_and_after(results: list[Result], rights: list[bool], calibrator: Conf
 
 
 def _platt(x: np.ndarray, y: np.ndarray, fitted_on: str) -> ConfidenceCalibrator:
-    center, scale = x.mean(axis=0), x.std(axis=0)
-    scale[scale == 0] = 1.0  # subtle: a feature constant on the fitting set gets weight 0, not a division by 0
-    # subtle: a few dozen records and 17 features overfit at a fixed C; cross-validated log loss picks it,
-    # over shuffled folds (seeded), since records come in dataset order
-    folds = min(FOLDS, int(min(y.sum(), len(y) - y.sum())))
-    split = StratifiedKFold(folds, shuffle=True, random_state=0)
-    model = LogisticRegressionCV(Cs=CS, cv=split, scoring="neg_log_loss", l1_ratios=(0.0,), max_iter=1000,
-                                 use_legacy_attributes=False)
-    model.fit((x - center) / scale, y)
-    return ConfidenceCalibrator(method="platt", features=list(FEATURES), center=center.tolist(), scale=scale.tolist(),
-                                weights=model.coef_[0].tolist(), intercept=float(model.intercept_[0]),
-                                fitted_on=f"{fitted_on}; C {model.C_:.3g} by {folds}-fold cross-validation")
+    line = fit_standardized(x, y)
+    return ConfidenceCalibrator(method="platt", features=list(FEATURES), center=line.center, scale=line.scale,
+                                weights=line.weights, intercept=line.intercept, fitted_on=f"{fitted_on}; {line.how}")
 
 
 def _isotonic(x: np.ndarray, y: np.ndarray, fitted_on: str) -> ConfidenceCalibrator:

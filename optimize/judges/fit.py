@@ -14,13 +14,10 @@ from pathlib import Path
 
 import numpy as np
 from sklearn.ensemble import HistGradientBoostingClassifier
-from sklearn.linear_model import LogisticRegressionCV
-from sklearn.model_selection import StratifiedKFold
 
+from optimize.standardized_logistic import fit_standardized
 from program.judges.sufficiency import FEATURES, SufficiencyModel
 
-FOLDS = 5
-CS = 10  # inverse regularization strengths tried, log-spaced from 1e-4 to 1e4
 MIN_EACH = 3  # sufficient and insufficient states each, or there is no boundary to learn
 # +1: P(sufficient) may only rise with the feature; -1: only fall; 0: free
 MONOTONE = {"best": 1, "min_coverage": 1, "covered_share": 1, "entity_coverage": 1, "term_coverage": 1,
@@ -45,16 +42,9 @@ def fit_sufficiency(rows: list[dict], fitted_on: str, names: tuple[str, ...] = F
     if min(y.sum(), len(y) - y.sum()) < MIN_EACH:
         raise FitError(f"too few states to fit on: {len(y)} ({int(y.sum())} sufficient); it needs at least "
                        f"{MIN_EACH} sufficient and {MIN_EACH} not")
-    center, scale = x.mean(axis=0), x.std(axis=0)
-    scale[scale == 0] = 1.0  # subtle: a feature constant on the fitting set gets weight 0, not a division by 0
-    folds = min(FOLDS, int(min(y.sum(), len(y) - y.sum())))
-    split = StratifiedKFold(folds, shuffle=True, random_state=0)
-    model = LogisticRegressionCV(Cs=CS, cv=split, scoring="neg_log_loss", l1_ratios=(0.0,), max_iter=2000,
-                                 use_legacy_attributes=False)
-    model.fit((x - center) / scale, y)
-    return SufficiencyModel(features=list(names), center=center.tolist(), scale=scale.tolist(),
-                            weights=model.coef_[0].tolist(), intercept=float(model.intercept_[0]),
-                            fitted_on=f"{fitted_on}; C {model.C_:.3g} by {folds}-fold cross-validation")
+    line = fit_standardized(x, y)
+    return SufficiencyModel(features=list(names), center=line.center, scale=line.scale, weights=line.weights,
+                            intercept=line.intercept, fitted_on=f"{fitted_on}; {line.how}")
 
 
 def monotone_boosting(rows: list[dict], names: tuple[str, ...] = FEATURES) -> HistGradientBoostingClassifier:
