@@ -25,13 +25,6 @@ class Capital(dspy.Signature):
 
 
 @pytest.fixture
-def server():
-    fake = FakeOpenAI()
-    yield fake
-    fake.close()
-
-
-@pytest.fixture
 def memory_cache(monkeypatch):
     """DSPy's response cache in memory only, so tests never write to the user's disk cache."""
     monkeypatch.setattr(dspy, "cache", Cache(enable_disk_cache=False, enable_memory_cache=True, disk_cache_dir=None))

@@ -13,20 +13,12 @@ from program.base.redaction import MARKER, redact
 from program.base.settings import Settings
 from program.lm.lm_check import NO_KEY, LMSettingsError
 from program.lm.lm_profiles import build_lm, build_teacher
-from tests.program.fake_openai import FakeOpenAI
 
 KEY = "canary-anthropic-5e4d3c2b1a"
 
 
 def settings(**overrides) -> Settings:
     return Settings(_env_file=None, **{"openai_api_key": None, **overrides})
-
-
-@pytest.fixture
-def server():
-    fake = FakeOpenAI()
-    yield fake
-    fake.close()
 
 
 @pytest.fixture
