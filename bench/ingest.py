@@ -29,10 +29,12 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
 import multiprocessing
 import os
 import resource
 import shutil
+import socket
 import subprocess
 import sys
 import tempfile
@@ -58,7 +60,12 @@ def main() -> None:
     if args.html:
         _html(args.html, args.html_pages)
     if args.aws:
-        _aws(args.aws_pages, args.ray, [int(a) for a in args.actors.split(",")])
+        pools = [int(a) for a in args.actors.split(",")]
+        if args.ray == "local":
+            with _local_head(args.ray_cpus) as address:
+                _aws(args.aws_pages, address, pools)
+        else:
+            _aws(args.aws_pages, args.ray, pools)
 
 
 def _hotpotqa(limit: int | None) -> None:
@@ -88,16 +95,21 @@ def _args() -> argparse.Namespace:
     parser.add_argument("--html-pages", type=int, default=300)
     parser.add_argument("--aws", action="store_true", help="the AWS guides, in process and with --ray")
     parser.add_argument("--aws-pages", type=int, help="the first N pages of the guides (default: all)")
-    parser.add_argument("--ray", metavar="ADDRESS", help="the Ray cluster of --aws (default: Ray's own default)")
+    parser.add_argument("--ray", metavar="ADDRESS", help="the Ray cluster of --aws (default: Ray's own default; "
+                        "'local': a head started on 127.0.0.1 with --ray-cpus CPUs for the run, stopped afterwards)")
+    parser.add_argument("--ray-cpus", type=int, default=2, help="the CPUs of --ray local's head (default 2)")
     parser.add_argument("--actors", default="1,2", help="comma-separated pool sizes for --aws (default 1,2)")
     return parser.parse_args()
 
 
 def _in_child(function, *args) -> dict:
     """`function(*args)` in a fresh process: its result and its own peak RSS."""
-    context = multiprocessing.get_context("spawn")
-    with context.Pool(1) as pool:
+    pool = multiprocessing.get_context("spawn").Pool(1)
+    try:
         return pool.apply(function, args)
+    finally:
+        pool.close()  # subtle: not terminate(): a SIGTERM during Ray's exit hooks prints a crash
+        pool.join()
 
 
 def _corpus_texts(limit: int | None):
@@ -230,6 +242,30 @@ def _aws(pages: int | None, address: str | None, pools: list[int]) -> None:
             run = _in_child(_aws_ingest, str(site), f"{folder}/ray{actors}", address or "", actors)
             _print_run(f"--ray, {actors} actor(s)", run, base)
         _same_collections(settings, [Path(folder) / name for name in ["in_process", *(f"ray{a}" for a in pools)]])
+
+
+@contextlib.contextmanager
+def _local_head(cpus: int):
+    """A Ray head on 127.0.0.1 (`ray start --head`) with this tree on its workers' path, stopped on exit."""
+    ray = Path(sys.executable).with_name("ray")
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")]))}
+    port = _free_port()
+    # Ray 2.60 turns on token authentication where ~/.ray/auth_token exists; head and driver must agree
+    os.environ["RAY_AUTH_MODE"] = env["RAY_AUTH_MODE"] = "token"
+    subprocess.run([str(ray), "start", "--head", "--node-ip-address", "127.0.0.1", "--port", str(port),
+                    "--num-cpus", str(cpus), "--include-dashboard", "false", "--disable-usage-stats"],
+                   env=env, check=True, stdout=subprocess.DEVNULL)
+    try:
+        print(f"Ray head on 127.0.0.1:{port} with {cpus} CPUs (ray start --head)", flush=True)
+        yield f"127.0.0.1:{port}"
+    finally:
+        subprocess.run([str(ray), "stop"], env=env, check=False, stdout=subprocess.DEVNULL)
+
+
+def _free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
 
 
 def _print_run(name: str, run: dict, base: dict) -> None:

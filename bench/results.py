@@ -74,7 +74,7 @@ KINDS = {kind.name: kind for kind in (
                   *(("-m", "optimize", "record-states", "--dataset", dataset, "--collection", name)
                     for name, dataset in _STATES.items()),
                   ("bench/loco.py", *(f"{{data}}/states/{name}.jsonl" for name in _STATES), "--out", "{folder}/loco"))),
-    Kind("ingest_ray", (("bench/ingest.py", "--no-hotpotqa", "--aws", "--aws-pages", "100"),)),
+    Kind("ingest_ray", (("bench/ingest.py", "--no-hotpotqa", "--aws", "--ray", "local"),)),
     Kind("parallel_eval", (("bench/parallel_eval.py", "--limit", "24", "--fake-latency", "2",
                             "--fake-workers", "1,2,4,8"),)),
     Kind("retrieval", (("bench/retrieval.py",),)),

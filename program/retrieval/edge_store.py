@@ -36,7 +36,7 @@ import qdrant_edge as edge
 from program.retrieval.store import (
     DENSE,
     DENSE_SIZE,
-    RRF_K,
+    TIE_ROOM,
     SPARSE,
     CollectionMissingError,
     Hit,
@@ -46,6 +46,7 @@ from program.retrieval.store import (
     StoreError,
     StoreInUseError,
     check_name,
+    fused,
     held,
     paged_payloads,
 )
@@ -114,17 +115,17 @@ class EdgeStore:
 
     def hybrid(self, collection: str, dense: list[float], sparse: SparseVector, *, limit: int, candidates: int,
                exclude_titles: Sequence[str] = ()) -> list[Hit]:
-        # subtle: the filter goes into each prefetch, so each side's `candidates` counts only allowed
+        # subtle: the filter goes into each side's query, so each side's `candidates` counts only allowed
         # points and `limit` hits still come back when the best ones are excluded
         hidden = _without_titles(exclude_titles)
-        request = edge.QueryRequest(
-            limit=limit, query=edge.Fusion.Rrf(k=RRF_K), with_payload=True, with_vector=[DENSE],
-            prefetches=[edge.Prefetch(limit=candidates, query=edge.Query.Nearest(dense, using=DENSE), filter=hidden),
-                        edge.Prefetch(limit=candidates, filter=hidden, query=edge.Query.Nearest(
-                            edge.SparseVector(sparse.indices, sparse.values), using=SPARSE))])
+        queries = [edge.Query.Nearest(dense, using=DENSE),
+                   edge.Query.Nearest(edge.SparseVector(sparse.indices, sparse.values), using=SPARSE)]
         with self._engine(collection):
-            points = self._shard(collection).query(request)
-        return [_hit(p, p.score) for p in points]
+            shard = self._shard(collection)
+            sides = [[_hit(p, p.score) for p in shard.query(edge.QueryRequest(
+                limit=candidates + TIE_ROOM, query=query, filter=hidden, with_payload=True, with_vector=[DENSE]))]
+                for query in queries]
+        return fused(sides, limit=limit, candidates=candidates)
 
     def fetch(self, collection: str, ids: Sequence[str]) -> list[Hit]:
         with self._engine(collection):

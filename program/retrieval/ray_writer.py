@@ -43,7 +43,11 @@ def ray_writer(settings: Settings) -> RayWriter:
     # ingest's own bar counts the chunks written; Ray's progress lines and notices would only repeat it
     ray.init(address=settings.ray_address, ignore_reinit_error=True, logging_level=logging.ERROR)
     logging.getLogger("ray.data").setLevel(logging.ERROR)
-    DataContext.get_current().enable_progress_bars = False
+    context = DataContext.get_current()
+    context.enable_progress_bars = False
+    # subtle: the engine's BM25 IDF is kept per segment, and segments follow the order points are written;
+    # batches written in ingest's order give the index an in-process ingest gives, search for search
+    context.execution_options.preserve_order = True
     return RayWriter(settings.ray_actors or max(1, int(ray.cluster_resources().get("CPU", 1))), settings.qdrant_url)
 
 

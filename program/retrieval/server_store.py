@@ -31,7 +31,9 @@ from program.retrieval.store import (
     SparseVector,
     StoreError,
     StoreUnreachableError,
+    TIE_ROOM,
     check_name,
+    fused,
     held,
     paged_payloads,
 )
@@ -93,17 +95,15 @@ class ServerStore:
 
     def hybrid(self, collection: str, dense: list[float], sparse: SparseVector, *, limit: int, candidates: int,
                exclude_titles: Sequence[str] = ()) -> list[Hit]:
-        # subtle: the filter sits in each prefetch, so each side's `candidates` counts only allowed points;
-        # plain RRF (not RrfQuery(k=...), which older servers lack) uses Qdrant's default k, RRF_K
+        # subtle: the filter sits in each side's query, so each side's `candidates` counts only allowed points
         hidden = _without_titles(exclude_titles)
+        requests = [models.QueryRequest(query=query, using=using, limit=candidates + TIE_ROOM, filter=hidden,
+                                        with_payload=True, with_vector=[DENSE])
+                    for query, using in ((dense, DENSE), (_sparse(sparse), SPARSE))]
         with self.reaching():
-            response = self.client.query_points(
-                collection,
-                prefetch=[models.Prefetch(query=dense, using=DENSE, limit=candidates, filter=hidden),
-                          models.Prefetch(query=_sparse(sparse), using=SPARSE, limit=candidates, filter=hidden)],
-                query=models.FusionQuery(fusion=models.Fusion.RRF), limit=limit, with_payload=True,
-                with_vectors=[DENSE])
-        return [_hit(p, p.score) for p in response.points]
+            responses = self.client.query_batch_points(collection, requests=requests)
+        return fused([[_hit(p, p.score) for p in response.points] for response in responses], limit=limit,
+                     candidates=candidates)
 
     def fetch(self, collection: str, ids: Sequence[str]) -> list[Hit]:
         with self.reaching():

@@ -19,6 +19,7 @@ DENSE = "dense"
 SPARSE = "bm25"
 DENSE_SIZE = 384  # all-MiniLM-L6-v2
 RRF_K = 2  # Qdrant's default RRF constant: a hit at rank r (from 1) scores 1 / (r + RRF_K - 1) per side
+TIE_ROOM = 16  # hits fetched past each side's cut, so a tie at the cut is broken by id, not by the engine
 _NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,127}")
 
 
@@ -136,3 +137,21 @@ def check_name(collection: str) -> str:
     if not _NAME.fullmatch(collection):
         raise ValueError(f"bad collection name {collection!r}: use letters, digits, '_', '.' or '-' (at most 128)")
     return collection
+
+
+def fused(sides: Sequence[Sequence[Hit]], *, limit: int, candidates: int) -> list[Hit]:
+    """Reciprocal-rank fusion of each side's best `candidates` hits, as Qdrant's RRF scores them.
+
+    Each side was fetched with TIE_ROOM hits to spare. subtle: BM25 scores tie often (every chunk that
+    matches only "Amazon" scores alike), and the engine orders ties by its internal offsets, which differ
+    between two builds of the same points; ordering each side by (score, id) makes one set of points
+    give one answer, however it was written."""
+    scores: dict[str, float] = {}
+    hits: dict[str, Hit] = {}
+    for side in sides:
+        ranked = sorted(side, key=lambda hit: (-hit.score, hit.id))[:candidates]
+        for rank, hit in enumerate(ranked, start=1):
+            scores[hit.id] = scores.get(hit.id, 0.0) + 1.0 / (rank + RRF_K - 1)
+            hits.setdefault(hit.id, hit)
+    best = sorted(scores, key=lambda point: (-scores[point], point))[:limit]
+    return [Hit(id=point, payload=hits[point].payload, dense=hits[point].dense, score=scores[point]) for point in best]

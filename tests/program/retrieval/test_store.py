@@ -94,6 +94,21 @@ def test_hybrid_fuses_dense_and_sparse_ranks_with_rrf(store):
     assert both[0].payload["title"] == "Delta" and both[0].score == pytest.approx(1.0, abs=1e-6)
 
 
+@pytest.mark.parametrize("kind", ["edge", "server"])
+def test_a_tie_at_the_cut_is_broken_by_id_whatever_order_the_points_were_written_in(kind, tmp_path):
+    # every point holds only the shared sparse term 7, so the BM25 side is one five-way tie
+    found = []
+    for written in (points(), points()[::-1]):
+        folder = tmp_path / str(len(found))
+        store = open_store(kind, folder)
+        store.ensure("c")
+        for point in written:  # one point per write: the engine's internal order follows the writes
+            store.upsert("c", [point])
+        found.append([h.id for h in store.hybrid("c", dense(0), SparseVector([7], [1.0]), limit=3, candidates=2)])
+        store.close()
+    assert found[0] == found[1]
+
+
 def test_excluded_titles_are_dropped_before_each_side_is_cut(store):
     hidden = ["Delta", "Alpha"]
     hits = store.hybrid("c", dense(3), SparseVector([103, 100], [1.0, 1.0]), limit=2, candidates=2, exclude_titles=hidden)
