@@ -43,7 +43,7 @@ class Kind:
 
 
 def _eval(*args: str) -> tuple[str, ...]:
-    return ("-m", "optimize", "eval", *args, "--systems", "gated,single_pass", "--out", "{folder}/run")
+    return ("-m", "optimize", "eval", *args, "--systems", "gated,learned,single_pass", "--out", "{folder}/run")
 
 
 def _ingest(corpus: str) -> tuple[str, ...]:

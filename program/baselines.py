@@ -14,7 +14,7 @@ import dspy
 
 from program.hints import Hints
 from program.lm.deadline import DeadlineExceeded
-from program.loop import NO_ANSWER, GatedRAG
+from program.loop import NO_ANSWER, GatedRAG, LearnedGate
 from program.run_state import RunState
 
 UNREAD = "a baseline answers the question as asked: it reads no session turns and no seed URL"
@@ -65,4 +65,5 @@ class FixedHops(SinglePass):
 
 
 # what `ask`, the HTTP service, the MCP server and an MLflow model answer with, by the `system` setting
-SYSTEMS: dict[str, type[GatedRAG]] = {"gated": GatedRAG, "single_pass": SinglePass, "fixed_hops": FixedHops}
+SYSTEMS: dict[str, type[GatedRAG]] = {"gated": GatedRAG, "learned": LearnedGate, "single_pass": SinglePass,
+                                      "fixed_hops": FixedHops}

@@ -36,7 +36,7 @@ UNFINISHED_CAP = 50  # the loop stopped before the judge was satisfied
 FALLBACK_CAP = 20  # the answer is replaced by a fallback
 INSUFFICIENT_CAP = 0.5  # the most confidence an answer keeps when the judge found its evidence insufficient
 Action = Literal["draft", "refine", "judge", "answer", "abstain", "expand_locality", "query_docs", "search_web",
-                 "expand_breadth", "score", "repair"]
+                 "expand_breadth", "score", "repair", "release"]
 Ending = Literal["answered", "abstained", "budget_exhausted"]
 
 
@@ -201,8 +201,9 @@ def _names_off_topic(s: Signals, t: Thresholds) -> bool:
 def _unsupported(p: Progress, t: Thresholds) -> bool:
     """The current draft answers, but no passage it cites uses its short answer, or the one that
     does is off topic (under `answer_source_similarity`) or reached from none of the question's
-    names: that is no answer."""
-    return p.draft_current and not p.draft_unknown and (p.answer_support < t.answer_support or _off_topic_source(p, t)
+    names: that is no answer. With the learned release these checks are the acceptance model's
+    features, weighed with the others, not refusals."""
+    return t.release == "rules" and p.draft_current and not p.draft_unknown and (p.answer_support < t.answer_support or _off_topic_source(p, t)
                                                         or not p.answer_reached)
 
 
@@ -249,6 +250,21 @@ def decide_acceptance(score: AnswerScore, abstained: bool, seconds: float | None
     if seconds is not None and seconds <= 0:
         return Decision("score", "out_of_time", f"{stands}, and the time limit is reached")
     return Decision("repair", rule, f"{stands} is under {t.accept_score:.2f}: {'; '.join(score.failed[:3])}")
+
+
+def decide_release(p_right: float | None, t: Thresholds, threshold: float | None = None) -> Decision:
+    """The last decision on a final answer: give it, or abstain. With the learned release and a fitted
+    acceptance model, answer only when P(right) reaches `threshold` (chosen to bound the wrong rate) or,
+    without one, when answering pays: a right answer earns 1 and a wrong one costs `wrong_answer_cost`,
+    so answer when P(right) > cost (1 - P(right)), that is P(right) > cost / (1 + cost)."""
+    if t.release == "rules" or p_right is None:
+        return Decision("answer", "released_by_rules", "no acceptance model weighs it: the gate's rules released it")
+    cost = t.wrong_answer_cost
+    bar, why = (threshold, "the bounded wrong rate's threshold") if threshold is not None else (
+        cost / (1 + cost), f"where a wrong answer's cost {cost:g} is paid for")
+    if p_right >= bar if threshold is not None else p_right > bar:
+        return Decision("answer", "likely_right", f"P(right) {p_right:.2f} passes {bar:.2f}, {why}")
+    return Decision("abstain", "likely_wrong", f"P(right) {p_right:.2f} is under {bar:.2f}, {why}", ended="abstained")
 
 
 @dataclass(frozen=True)

@@ -45,6 +45,7 @@ from program.gate import (
     budget_left,
     decide,
     decide_acceptance,
+    decide_release,
     follow_up,
     judged_confidence,
     keep_code_repair,
@@ -52,7 +53,9 @@ from program.gate import (
     spend,
 )
 from program.hints import Hints
+from program.judges.acceptance import AcceptanceModel, draft_checks
 from program.judges.sufficiency import SufficiencyModel, default_model
+from program.judges.sufficiency import features as sufficiency_features
 from program.lm.deadline import DeadlineExceeded, call_within
 from program.retrieval.breadth import BreadthExpander
 from program.retrieval.passage import Passage
@@ -107,7 +110,8 @@ class GatedRAG(dspy.Module):
         self.sessions = sessions or SessionStore()  # recall(id) and record(id, turn); see program.sessions
         self.breadth = breadth  # follows links from a seed URL; see program.retrieval.breadth
         self.calibrator: ConfidenceCalibrator | None = None  # fitted by `python -m optimize calibrate`
-        self.sufficiency: SufficiencyModel = default_model()  # P(the evidence holds the answer); decides nothing yet
+        self.sufficiency: SufficiencyModel = default_model()  # P(the evidence holds the answer): an acceptance feature
+        self.acceptance: AcceptanceModel | None = None  # P(this draft is right), fitted by `optimize fit-acceptance`
         self.compiled_with = ""  # the serving LM the optimize job chose its demos and thresholds with
 
     def forward(self, question: str, hints: Hints | None = None, time_limit_s: float | None = None,
@@ -147,6 +151,11 @@ class GatedRAG(dspy.Module):
                         case "search_web": self._search_web(run, step, list(decision.queries))
                         case "expand_breadth": self._expand_breadth(run, step, decision.pages)
             self._accept(run)  # the score, and its one repair: no LM unless a criterion fails or code does not parse
+            if not run.gives_no_answer:
+                run.draft_checks = self._draft_checks(run)  # what the acceptance model reads, whichever release
+                if run.thresholds.release == "learned":
+                    with run.step("release") as step:  # given or withheld on P(right), with no LM
+                        self._release(run, step)
         except DeadlineExceeded as late:
             run.ended = "budget_exhausted"
             # subtle: a replay has no limit of its own; it re-raises where the recorded run's limit struck
@@ -198,11 +207,30 @@ class GatedRAG(dspy.Module):
             with run.step("repair_code", f"code block(s) {broken} do not parse: one repair each"):
                 self._repair_code(run)
 
+    def _draft_checks(self, run: RunState) -> dict[str, float]:
+        signals = run.current_signals() or self._measure(run)
+        progress = run.progress()
+        sufficient = self.sufficiency.probability(sufficiency_features(signals, run.thresholds, progress.expansions))
+        return draft_checks(progress, run.short_answer, sufficient, run.verdict_score(), None)
+
+    def _release(self, run: RunState, step) -> None:
+        """P(right) from the draft's checks when the program carries an acceptance model, and the gate's
+        release on it: an answer it withholds is an abstention; P(right) is the answer's confidence."""
+        p_right = self.acceptance.probability(run.draft_checks) if self.acceptance is not None else None
+        release = decide_release(p_right, run.thresholds, self.acceptance.threshold if self.acceptance else None)
+        step.rule, step.reason = release.rule, release.reason
+        if p_right is not None:
+            run.confidence = p_right
+        if release.action == "abstain":
+            run.ended = release.ended
+            run.abstain(release.reason)
+
     def _finish(self, run: RunState, session_id: str | None) -> dspy.Prediction:
         # subtle: an answer cut short by the time limit or an error still reports its code blocks
         run.code_blocks = run.code_blocks or check_code(run.draft)
         result = run.result(NO_ANSWER)
-        if self.calibrator is not None:  # a confidence fitted on labelled questions replaces the judge's self-report
+        released = self.acceptance is not None and run.thresholds.release == "learned"  # P(right) is the confidence
+        if self.calibrator is not None and not released:  # a confidence fitted on labels replaces the judge's own
             result = self.calibrator.calibrate(result)
         if session_id:
             self._remember(session_id, run, result)
@@ -446,9 +474,11 @@ class GatedRAG(dspy.Module):
 
     def dump_state(self, json_mode=True):
         calibrator = self.calibrator.model_dump() if self.calibrator else None
+        acceptance = self.acceptance.model_dump() if self.acceptance else None
         return super().dump_state(json_mode=json_mode) | {"thresholds": self.thresholds.model_dump(),
                                                             "calibrator": calibrator,
                                                             "sufficiency": self.sufficiency.model_dump(),
+                                                            "acceptance": acceptance,
                                                             "gatedrag": {"format": FORMAT, "reranker": self.reranker,
                                                                          "lm": self.compiled_with}}
 
@@ -469,8 +499,19 @@ class GatedRAG(dspy.Module):
         # added within format 3: a program saved before it carries none, and reads with the shipped one
         saved = state.get("sufficiency")
         self.sufficiency = SufficiencyModel.model_validate(saved) if saved is not None else default_model()
+        saved = state.get("acceptance")  # added within format 3: a program saved before it releases by rules
+        self.acceptance = AcceptanceModel.model_validate(saved) if saved is not None else None
         self.compiled_with = state.get("gatedrag", {}).get("lm", "")
         return self
+
+
+class LearnedGate(GatedRAG):
+    """The loop with the learned release (`Thresholds.release` "learned"), whatever its saved thresholds say."""
+
+    def _start(self, question: str, hints: Hints, time_limit_s: float | None, url: str | None) -> RunState:
+        run = super()._start(question, hints, time_limit_s, url)
+        run.thresholds = run.thresholds.model_copy(update={"release": "learned"})
+        return run
 
 
 def saved_thresholds(state: dict) -> Thresholds:

@@ -81,6 +81,7 @@ class RunState:
     constraints: str = ""  # what every LM call reads with the question: the caller's constraints and criteria
     criteria: Criteria = field(default_factory=Criteria)
     acceptance: Acceptance | None = None  # the answer's score, once scored
+    draft_checks: dict[str, float] = field(default_factory=dict)  # the released draft's, for the acceptance model
     web: str = "none"  # the web backend's label, for the trace
     seed_url: str = ""  # the page breadth expansion starts from; "" without one
     expansion: list[ExpansionStep] = field(default_factory=list)  # the traversal so far
@@ -177,6 +178,10 @@ class RunState:
     def remember(self, signals: Signals) -> None:
         self._signals[self._evidence_version] = signals
 
+    def current_signals(self) -> Signals | None:
+        """The signals the gate measured on the evidence as it is now, if it has."""
+        return self._signals.get(self._evidence_version)
+
     def signals_before(self) -> Signals | None:
         """The signals of the evidence before the last round that added any, for the gain."""
         older = [v for v in self._signals if v < self._evidence_version]
@@ -246,7 +251,7 @@ class RunState:
                       sub_queries=self.sub_queries, key_concepts=self.key_concepts, known_facts=[],
                       gaps=self.memory.gaps, summary=self.memory.summary,
                       query_similarity={q: (s[0] if s else None) for q, s in self.ranked.items()},
-                      coverage_similarity=self.thresholds.coverage_similarity)
+                      coverage_similarity=self.thresholds.coverage_similarity, draft_checks=self.draft_checks)
         return Result(question=self.original_question or self.question,
                       standalone_question=self.question if self.original_question else "", answer=answer,
                       short_answer="" if abstained else self.short_answer,

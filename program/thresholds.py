@@ -66,6 +66,11 @@ class Thresholds(BaseModel):
     answer_support: float = Field(0.5, ge=0.0, le=1.0, description="share of a short answer's words that one of the "
                                   "passages it cites must use; under it the answer is not in its evidence, and the "
                                   "loop abstains")
+    release: Literal["rules", "learned"] = Field("rules", description="who gives or withholds a final answer: rules: "
+                                                 "the support, source and reach checks refuse a draft; learned: they "
+                                                 "are features, and the acceptance model's P(right) decides")
+    wrong_answer_cost: float = Field(1.0, gt=0.0, le=100.0, description="with the learned release, what a wrong "
+                                     "answer costs against a right one's 1: answer when P(right) > cost / (1 + cost)")
     web_gap_similarity: float = Field(0.55, ge=-1.0, le=1.0, description="a sub-query the collection has no page "
                                       "for goes to the web only when the question's best hit is under this")
     # budgets

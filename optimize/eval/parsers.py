@@ -28,7 +28,7 @@ def add_parsers(sub, positive_int) -> None:
         "hotpotqa: smoke, dev, test or train; aws_docs: dev or test; a file: a value of its split column "
         "(default: every row). test is for final reports only"))
     ev.add_argument("--program", default="uncompiled", help="a compiled program JSON for the gated system, or 'uncompiled'")
-    ev.add_argument("--systems", default="gated,single_pass,fixed_hops", help="comma-separated: gated, single_pass, fixed_hops")
+    ev.add_argument("--systems", default="gated,single_pass,fixed_hops", help="comma-separated: gated (the rules' release), learned (the acceptance model's), single_pass, fixed_hops")
     ev.add_argument("--limit", type=positive_int, help="the first N questions of the split")
     ev.add_argument("--workers", "--threads", dest="workers", type=positive_int, help=WORKERS_HELP)
     ev.add_argument("--timeout", type=float, default=DEFAULT_TIMEOUT_S, help=(

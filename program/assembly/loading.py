@@ -25,6 +25,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, create_model
 
 from program.base.errors import BadFileError, first_problem
 from program.base.json_file import read_json
+from program.judges.acceptance import AcceptanceModel
 from program.judges.sufficiency import SufficiencyModel
 from program.loop import FORMAT, GatedRAG, upgrade_thresholds
 from program.retrieval.rerankers import RerankerName
@@ -80,6 +81,7 @@ _Program = create_model(
     "_Program", __config__=ConfigDict(strict=True, extra="forbid"),
     gatedrag=(_Made, _Made()), thresholds=(dict[str, Any], {}), metadata=(_Metadata, _Metadata()),
     calibrator=(dict[str, Any] | None, None), sufficiency=(SufficiencyModel | None, None),
+    acceptance=(AcceptanceModel | None, None),
     **{name: (_Predictor | None, None) if name in GatedRAG.LATER_PREDICTORS else (_Predictor, ...)
        for name in GatedRAG.PREDICTORS})
 

@@ -94,9 +94,9 @@ class Settings(BaseSettings):
     web_cache_ttl_s: int = 24 * 3600
 
     # Serving (python -m program serve / mcp)
-    system: Literal["gated", "single_pass", "fixed_hops"] = Field(
+    system: Literal["gated", "learned", "single_pass", "fixed_hops"] = Field(
         "gated", description="what `ask`, the HTTP service, the MCP server and an MLflow model answer with: the gated "
-        "loop, or a baseline (`program.baselines`) where `optimize eval` finds it gives more right answers a minute")
+        "loop, the loop whose acceptance model gives or withholds each answer (learned), or a baseline (`program.baselines`) where `optimize eval` finds it gives more right answers a minute")
     serve_host: str = Field("127.0.0.1", description="the HTTP service binds here; 0.0.0.0 exposes it to the network")
     serve_port: int = Field(8000, ge=0, le=65535)
     serve_timeout_s: float = Field(60.0, gt=0, description="soft per-request limit, queueing included: past it the "

@@ -45,8 +45,8 @@ if TYPE_CHECKING:
 
 # 1.1: acceptance (the answer's score and its repair), trace.uncalibrated_confidence; 1.2: standalone_question;
 # 1.3: expansion_steps (breadth expansion from a seed URL); 1.4: trace.incidents; 1.5: the rewrite_unusable incident;
-# 1.6: a drafting step's short_answer; 1.7: its lm_short_answer
-SCHEMA_VERSION = "1.7"
+# 1.6: a drafting step's short_answer; 1.7: its lm_short_answer; 1.8: trace.draft_checks and the release step
+SCHEMA_VERSION = "1.8"
 SCHEMA_FILE = Path(__file__).with_name("answer_response.schema.json")
 JSON_SCHEMA_DIALECT = "https://json-schema.org/draft/2020-12/schema"
 

@@ -13,7 +13,8 @@ from pydantic import BaseModel, Field
 from program.retrieval.passage import Passage
 
 Action = Literal["contextualize", "seed", "decompose", "retrieve", "draft", "refine", "judge", "answer", "abstain",
-                 "expand_locality", "query_docs", "search_web", "expand_breadth", "repair_code", "score", "repair"]
+                 "expand_locality", "query_docs", "search_web", "expand_breadth", "repair_code", "score", "repair",
+                 "release"]
 Ending = Literal["answered", "abstained", "budget_exhausted", "max_iterations", "error"]
 # what went wrong on the way, whatever the ending: what an agent's next step depends on (retry later,
 # search the web itself), read from here and never from the wording of a warning
@@ -114,6 +115,8 @@ class Trace(BaseModel):
     query_similarity: dict[str, float | None] = Field(
         {}, description="each doc query's best dense similarity in the collection (None: the search gave none)")
     coverage_similarity: float | None = Field(None, description="the threshold under which a query counted as not covered")
+    draft_checks: dict[str, float] = Field({}, description="the final draft's checks as numbers, what the acceptance "
+                                           "model reads (program/judges/acceptance.py); empty when no draft was released")
     uncalibrated_confidence: int | None = Field(
         None, ge=0, le=100, description="the judge's confidence, when the program's fitted calibrator replaced it")
 

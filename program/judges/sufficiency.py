@@ -1,13 +1,12 @@
 """`sufficiency`: P(the evidence as it stands holds the answer), from the retrieval signals alone.
 
-A logistic regression over standardized features (`FEATURES`, read from `program.signals.Signals`
-by `features`), stored as plain numbers: feature names, their means and scales on the fitting
-set, one coefficient each and an intercept. Applying it needs numpy only. The label it was fitted
+A logistic regression (`program.judges.logistic`) over `FEATURES`, read from
+`program.signals.Signals` by `features`. The label it was fitted
 to is reader-free: the evidence shown to the reader holds every gold passage (or, where a dataset
 names none, the gold answer string); see `optimize.judges.evidence_label`.
 The default model ships as `program/assets/judges/sufficiency.json`, fitted jointly on the
 labelled corpora (`python -m optimize fit-sufficiency`); a saved program may carry its own.
-This module predicts and decides nothing: the gate's rules do not read it (yet).
+Its probability is one of the acceptance model's features (`program.judges.acceptance`); it decides nothing itself.
 """
 
 from __future__ import annotations
@@ -15,11 +14,10 @@ from __future__ import annotations
 import functools
 import json
 from pathlib import Path
-
-import numpy as np
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from typing import ClassVar
 
 from program.gate import redundancy, uncovered
+from program.judges.logistic import LogisticModel
 from program.signals import Signals
 from program.thresholds import Thresholds
 
@@ -39,38 +37,10 @@ def features(s: Signals, t: Thresholds, round: int) -> dict[str, float]:
             "redundancy": redundancy(s, t), "saturation": s.saturation, "gain": s.gain, "round": float(round)}
 
 
-class SufficiencyModel(BaseModel):
-    """A fitted logistic regression over standardized features: P(sufficient) = sigmoid(w . (x - mean) / scale + b)."""
+class SufficiencyModel(LogisticModel):
+    """P(the evidence holds the answer) = sigmoid(w . (x - mean) / scale + b) over `FEATURES`."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True)
-
-    kind: str = Field("logistic", pattern="^logistic$")
-    features: list[str]
-    center: list[float] = Field(description="each feature's mean on the fitting set")
-    scale: list[float] = Field(description="each feature's standard deviation there (1 where it was constant)")
-    weights: list[float] = Field(description="the coefficients over the standardized features")
-    intercept: float
-    fitted_on: str = Field("", description="which labelled states it was fitted on")
-
-    @model_validator(mode="after")
-    def _consistent(self) -> SufficiencyModel:
-        if unknown := [name for name in self.features if name not in FEATURES]:
-            raise ValueError(f"sufficiency features {unknown} are not among {', '.join(FEATURES)}")
-        sizes = {len(self.features), len(self.center), len(self.scale), len(self.weights)}
-        if len(sizes) > 1 or not self.features or 0 in self.scale:
-            raise ValueError("a sufficiency model needs one feature, center, nonzero scale and weight each")
-        return self
-
-    def probability(self, found: dict[str, float]) -> float:
-        """P(sufficient) for features as `features` reads them; a feature it does not find reads as its mean."""
-        x = np.array([found.get(name, c) for name, c in zip(self.features, self.center)], dtype=float)
-        z = (x - np.asarray(self.center)) / np.asarray(self.scale) @ np.asarray(self.weights) + self.intercept
-        return float(1 / (1 + np.exp(-np.clip(z, -50, 50))))
-
-    def effects(self) -> list[tuple[str, float, float]]:
-        """(feature, coefficient per raw unit, coefficient per standard deviation), largest effect first."""
-        rows = [(name, w / s, w) for name, w, s in zip(self.features, self.weights, self.scale)]
-        return sorted(rows, key=lambda row: abs(row[2]), reverse=True)
+    FEATURES: ClassVar[tuple[str, ...]] = FEATURES
 
 
 @functools.cache
