@@ -19,15 +19,13 @@ from pathlib import Path
 from pydantic import ValidationError
 
 from optimize.calibration.fit import FitError, before_and_after, fit_calibrator
-from optimize.durable import replacing
 from optimize.eval.command import run_folder
 from optimize.eval.document import Table, number, to_text
 from optimize.eval.evaluate import RESULTS
 from optimize.eval.records import RecordLog, outcomes
 from optimize.eval.run_config import UNCOMPILED, EvalConfig, runs_dir
-from program.assembly.loading import ProgramLoadError, read_state
+from optimize.program_file import load_program, save_program
 from program.base.command_line import UsageError, settings_from_args
-from program.loop import GatedRAG
 
 
 def calibrate_command(args: argparse.Namespace) -> int:
@@ -40,10 +38,10 @@ def calibrate_command(args: argparse.Namespace) -> int:
         raise UsageError(f"{folder.name} ran the {config.split} split, not {args.split}")
     check = _records(run_folder(settings, args.check), args.system) if args.check else []
     results, rights, calibrator = _fit(folder, check, args)
-    program = _program(args.program or (None if config.program == UNCOMPILED else Path(config.program)))
+    program = load_program(args.program or (None if config.program == UNCOMPILED else Path(config.program)))
     program.calibrator = calibrator
     out = args.out or folder / "program.json"
-    _save(program, out)
+    save_program(program, out)
     checked = {f"check: {args.check}": outcomes(check)} if check else {}
     print(_table({f"fit: {folder.name} (in-sample)": (results, rights), **checked}, calibrator))
     print(f"{args.method} calibrator fitted on {calibrator.fitted_on}; program with it: {out}")
@@ -89,24 +87,6 @@ def _records(folder: Path, system: str):
     if not records:
         raise UsageError(f"{folder.name} has no records of the {system} system")
     return records
-
-
-def _program(path: Path | None):
-    """The program to carry the calibrator: the one at `path`, or the uncompiled one. No search is
-    built: only its saved state is written back."""
-    program = GatedRAG(search=lambda query, k: [])
-    if path is None:
-        return program
-    try:
-        return program.load_state(read_state(path))
-    except ProgramLoadError as error:
-        raise UsageError(str(error)) from None
-
-
-def _save(program, out: Path) -> None:
-    out.parent.mkdir(parents=True, exist_ok=True)
-    with replacing(out) as tmp:
-        program.save(tmp)
 
 
 def _table(sets: dict, calibrator) -> str:

@@ -1,4 +1,4 @@
-"""The flags of `python -m optimize record-states`, `fit-sufficiency` and `explain`. They name their recipes
+"""The flags of `python -m optimize record-states`, `fit-sufficiency`, `fit-acceptance` and `explain`. They name their recipes
 in `optimize.judges` by "module:function", imported only when the command runs.
 """
 
@@ -26,6 +26,20 @@ def add_parsers(sub) -> None:
     fit.add_argument("--out", type=Path, required=True, help="where to write the model's JSON")
     fit.set_defaults(run="optimize.judges.fit_command:fit_command")
 
+    accept = sub.add_parser("fit-acceptance", help="fit P(right) on eval runs' answers; save it with the program",
+                            description="Fit the acceptance model, P(this draft is right), on the answers the runs "
+                            "gave, and write the program carrying it: the learned release answers only when P(right) "
+                            "beats the wrong answer's cost, or the threshold --max-wrong-rate chose.")
+    accept.add_argument("runs", nargs="+", metavar="RUN", help="eval run ids (under <data dir>/runs) or folders")
+    accept.add_argument("--system", default="learned", help="whose records to fit on (default learned: its rules "
+                        "refuse no draft, so every draft is labelled)")
+    accept.add_argument("--max-wrong-rate", type=_rate, help="bound the wrong rate among answers given, e.g. 0.1: the "
+                        "threshold is chosen by conformal risk control on out-of-fold probabilities")
+    accept.add_argument("--program", type=Path, help="the program to carry the model (default: the uncompiled one)")
+    accept.add_argument("--out", type=Path, help="where to write it (default: program.json in the first run's folder)")
+    add_data_dir(accept)
+    accept.set_defaults(run="optimize.judges.acceptance_command:fit_acceptance_command")
+
     explain = sub.add_parser("explain", help="print what each model a program carries weighs",
                              description="Print each stored model's features, coefficients and standardized "
                              "effects, largest first, for a run (its program.json) or a program JSON file.")
@@ -33,3 +47,10 @@ def add_parsers(sub) -> None:
                          "program JSON")
     add_data_dir(explain)
     explain.set_defaults(run="optimize.judges.explain:explain_command")
+
+
+def _rate(text: str) -> float:
+    value = float(text)
+    if not 0.0 < value < 1.0:
+        raise ValueError(text)
+    return value
