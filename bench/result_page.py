@@ -54,8 +54,15 @@ SECTIONS = (
         "AUROC (0.5 is a coin), ECE (0 is calibrated) and the base rate of states whose shown evidence holds the "
         "answer; the boosted columns are monotone gradient-boosted trees, scored beside it, not shipped."),
         _one(tables.loco_table)),
+    Section("The learned release on a corpus never seen", ("loco_release",), (
+        "Each corpus's answers with the acceptance model fitted on the other corpora's: single pass, the rule gate "
+        "and the learned gate (the loop whose rules refuse no draft, its answers then given or withheld on "
+        "P(right) > 0.5), each run on the same questions, LM and index. AUROC: does a right answer score above a "
+        "wrong one? Then the bars of the learned gate against single pass and the rule gate."),
+        _one(tables.loco_release_table)),
     Section("Scaling", ("ingest_ray", "parallel_eval"), (
-        "Ingest on a local Ray actor pool against in process, on the first 100 AWS guide pages, and eval with N "
+        "Ingest on a local Ray actor pool (a head started on 127.0.0.1 for the run) against in process, on the "
+        "AWS guides, and eval with N "
         "questions in flight against a fake endpoint that answers every call after 2 s, as `bench/ingest.py` and "
         "`bench/parallel_eval.py` printed them (docs/scaling.md says how to read them)."),
         lambda found: "\n\n".join(t for f in found.values() if (t := tables.printed(f))) or None),

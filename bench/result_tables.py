@@ -104,6 +104,12 @@ def loco_table(folder: Path) -> str | None:
     return path.read_text(encoding="utf-8").strip() if path.is_file() else None
 
 
+def loco_release_table(folder: Path) -> str | None:
+    """The end-to-end leave-one-corpus-out tables as `bench/loco_release.py` wrote them."""
+    path = folder / "loco_release" / "loco_release.md"
+    return path.read_text(encoding="utf-8").strip() if path.is_file() else None
+
+
 def printed(folder: Path) -> str | None:
     """A bench's own printed report, as it printed it."""
     path = folder / "output.txt"

@@ -59,6 +59,20 @@ def _labelled(corpus: str) -> tuple[str, ...]:
 _STATES = {"hotpotqa": "hotpotqa", "musique": "{shared}/musique/questions.jsonl",
            "clapnq": "{shared}/clapnq/questions.jsonl", "aws_docs": "aws_docs"}
 
+# the learned release's leave-one-corpus-out runs: each corpus's dev questions (HotpotQA's outside smoke)
+_RELEASE = {"hotpotqa": ("--split", "dev", "--web", "none"),
+            "musique": ("--dataset", "{shared}/musique/questions.jsonl", "--collection", "musique", "--split", "dev",
+                        "--web", "none"),
+            "clapnq": ("--dataset", "{shared}/clapnq/questions.jsonl", "--collection", "clapnq", "--split", "dev",
+                       "--web", "none"),
+            "aws_docs": ("--dataset", "aws_docs", "--split", "dev", "--web", "none")}
+
+
+def _release_eval(corpus: str, *args: str) -> tuple[str, ...]:
+    return ("-m", "optimize", "eval", *args, "--limit", "40", "--systems", "gated,learned,single_pass",
+            "--out", f"{{folder}}/{corpus}")
+
+
 KINDS = {kind.name: kind for kind in (
     Kind("corpus-hotpotqa", (("-m", "program", "index"), _eval("--split", "smoke", "--web", "offline"))),
     Kind("corpus-musique", (_ingest("musique"), _labelled("musique"))),
@@ -74,6 +88,11 @@ KINDS = {kind.name: kind for kind in (
                   *(("-m", "optimize", "record-states", "--dataset", dataset, "--collection", name)
                     for name, dataset in _STATES.items()),
                   ("bench/loco.py", *(f"{{data}}/states/{name}.jsonl" for name in _STATES), "--out", "{folder}/loco"))),
+    Kind("loco_release", (("-m", "program", "index"), ("-m", "program", "index", "--corpus", "aws_docs"),
+                          _ingest("musique"), _ingest("clapnq"),
+                          *(_release_eval(corpus, *args) for corpus, args in _RELEASE.items()),
+                          ("bench/loco_release.py", *(f"{c}={{folder}}/{c}" for c in _RELEASE),
+                           "--out", "{folder}/loco_release"))),
     Kind("ingest_ray", (("bench/ingest.py", "--no-hotpotqa", "--aws", "--ray", "local"),)),
     Kind("parallel_eval", (("bench/parallel_eval.py", "--limit", "24", "--fake-latency", "2",
                             "--fake-workers", "1,2,4,8"),)),

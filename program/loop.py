@@ -22,6 +22,7 @@ import dspy
 from pydantic import ValidationError
 
 from program.answer.acceptance import AnswerScore, acceptance, score_answer
+from program.answer.answer_logprob import mean_logprob
 from program.answer.calibrator import ConfidenceCalibrator
 from program.answer.citations import cited_numbers
 from program.answer.code_check import (
@@ -211,7 +212,7 @@ class GatedRAG(dspy.Module):
         signals = run.current_signals() or self._measure(run)
         progress = run.progress()
         sufficient = self.sufficiency.probability(sufficiency_features(signals, run.thresholds, progress.expansions))
-        return draft_checks(progress, run.short_answer, sufficient, run.verdict_score(), None)
+        return draft_checks(progress, run.short_answer, sufficient, run.verdict_score(), run.draft_logprob)
 
     def _release(self, run: RunState, step) -> None:
         """P(right) from the draft's checks when the program carries an acceptance model, and the gate's
@@ -352,7 +353,7 @@ class GatedRAG(dspy.Module):
         with run.timed("lm"):
             out = self._predict(run, self.synthesize, dict(short_answer="", answer=""), question=run.asked,
                                 evidence=evidence)
-        run.set_draft(out.get("answer"), out.get("short_answer"))
+        _set_draft(run, out)
 
     def _judge(self, run: RunState) -> None:
         """Draft and judge in one call: the verdict and the answer read the same evidence."""
@@ -362,7 +363,7 @@ class GatedRAG(dspy.Module):
         verdict = _verdict(out)
         run.set_verdict(verdict)
         if verdict.readable:
-            run.set_draft(out.get("answer"), out.get("short_answer"))
+            _set_draft(run, out)
             run.confidence = judged_confidence(verdict.sufficient, verdict.confidence)
 
     def _rewrite(self, run: RunState) -> list[str]:
@@ -382,7 +383,7 @@ class GatedRAG(dspy.Module):
         with run.timed("lm"):
             out = self._predict(run, self.refine, dict(short_answer=run.short_answer, answer=run.draft),
                                 question=run.asked, draft=run.draft, gaps=run.memory.gaps, evidence=evidence)
-        run.set_draft(out.get("answer"), out.get("short_answer"))
+        _set_draft(run, out)
 
     def _score(self, run: RunState) -> AnswerScore:
         passages = {i: f"{p.title}. {p.text}" for i, p in enumerate(run.pool.passages, 1)}
@@ -402,7 +403,7 @@ class GatedRAG(dspy.Module):
         with run.timed("lm"):
             out = self._predict(run, self.repair_answer, dict(short_answer=short_answer, answer=draft),
                                 question=run.asked, problems=list(before.failed), evidence=evidence)
-        run.set_draft(out.get("answer"), out.get("short_answer"))
+        _set_draft(run, out)
         after = self._score(run)
         step.score_after = after.total
         refused = repair_refused(before, after, run.progress(), run.thresholds)
@@ -551,6 +552,11 @@ def _as_list(items) -> list:
 def _absent_note(absent: tuple[str, ...]) -> str:
     """The line that tells the reader what no passage mentions, after the passages."""
     return "".join(f"\n(no passage mentions {name})" for name in absent)
+
+
+def _set_draft(run: RunState, out: dspy.Prediction) -> None:
+    short_answer = out.get("short_answer")
+    run.set_draft(out.get("answer"), short_answer, mean_logprob(out.get("logprobs"), short_answer or ""))
 
 
 def _clean_queries(queries, limit: int) -> list[str]:

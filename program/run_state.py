@@ -82,6 +82,7 @@ class RunState:
     criteria: Criteria = field(default_factory=Criteria)
     acceptance: Acceptance | None = None  # the answer's score, once scored
     draft_checks: dict[str, float] = field(default_factory=dict)  # the released draft's, for the acceptance model
+    draft_logprob: float | None = None  # the LM's mean token log-probability over the draft's short answer
     web: str = "none"  # the web backend's label, for the trace
     seed_url: str = ""  # the page breadth expansion starts from; "" without one
     expansion: list[ExpansionStep] = field(default_factory=list)  # the traversal so far
@@ -205,8 +206,10 @@ class RunState:
         """From here on the loop answers the follow-up's standalone form."""
         self.original_question, self.question = self.original_question or self.question, standalone
 
-    def set_draft(self, answer: str | None, short_answer: str | None) -> None:
+    def set_draft(self, answer: str | None, short_answer: str | None, logprob: float | None = None) -> None:
+        """`logprob`: the LM's mean token log-probability over the short answer it wrote, when it gave them."""
         self.draft = (answer or "").strip() or self.draft
+        self.draft_logprob = logprob
         self.short_answer = recorded_short_answer(self.question, short_answer or "", answer or "",
                                                   [p.title for p in self.pool.passages])
         self._draft_version = self._evidence_version

@@ -118,8 +118,9 @@ def _local(settings: Settings, cache: bool) -> LMHandle:
         _declare_llamacpp()
         # subtle: DSPy's cache key ignores api_base, so the model id must name the weights;
         # with one id for both sizes, a 1.5B run would be served the 0.5B's cached answers.
+        # logprobs: the acceptance model weighs how sure the reader was of its short answer
         lm = dspy.LM(f"{LLAMACPP}/{settings.local_model}", api_base=f"{server.base_url}/v1", api_key="sk-local",
-                     temperature=0, max_tokens=settings.lm_max_tokens, cache=cache)
+                     temperature=0, max_tokens=settings.lm_max_tokens, cache=cache, logprobs=True)
     except BaseException:
         server.close()
         raise

@@ -1,0 +1,138 @@
+"""Leave one corpus out, end to end: does an acceptance model fitted on three corpora release the fourth's answers well?
+
+    python bench/loco_release.py CORPUS=RUN... [--cost 1] [--out FOLDER]
+
+Each RUN is an eval run folder (`python -m optimize eval ... --systems gated,learned,single_pass`) of one
+corpus. For each corpus in turn, the acceptance model (`optimize.judges.acceptance_fit`) is fitted on the
+`learned` answers of the other corpora and applied to this one's: the learned release gives an answer
+when P(right) > cost / (1 + cost) and withholds it otherwise (`program.gate.decide_release`). The release
+needs no LM and comes last in the loop, so applying it to the recorded answers is what the learned
+gate would have returned. Per held-out corpus it writes the model's AUROC and ECE on the answers, and
+right, wrong and abstained for single pass, the rule gate and the learned gate, with net right
+(+1, -1, 0), its paired 95% interval against single pass, p50 seconds and LM calls a question, and
+the issue's bars. Writes `loco_release.md` and `.json` to a run folder (default
+`<data dir>/runs/loco-release-<time>`). No LM is called.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # this checkout's packages, not an installed copy
+
+from metrics.calibration import auroc, expected_calibration_error  # noqa: E402
+from optimize.eval.records import Record, RecordLog  # noqa: E402
+from optimize.eval.stats import paired_delta_ci, percentile  # noqa: E402
+from optimize.judges.acceptance_fit import fit_acceptance, rows  # noqa: E402
+from program.base.settings import Settings  # noqa: E402
+from program.gate import decide_release  # noqa: E402
+from program.thresholds import Thresholds  # noqa: E402
+
+SYSTEMS = ("single_pass", "gated", "learned")
+
+
+def released(record: Record, model, t: Thresholds) -> float:
+    """The record's net right once the learned release has weighed it: a withheld answer scores 0."""
+    net = record.scores.net_right or 0.0
+    checks = record.result.trace.draft_checks if record.result else {}
+    if net == 0 or not checks:
+        return net
+    return net if decide_release(model.probability(checks), t).action == "answer" else 0.0
+
+
+def fold(train: list[Record], test: dict[str, list[Record]], t: Thresholds) -> dict:
+    model = fit_acceptance(rows(train), "the other corpora")
+    held = rows(test["learned"])
+    scored, rights = [model.probability(checks) for checks, _ in held], [right for _, right in held]
+    nets = {"single_pass": _nets(test["single_pass"]), "gated": _nets(test["gated"]),
+            "learned": [released(r, model, t) for r in test["learned"]]}
+    out = {"answers": len(held), "right_answers": sum(rights), "auroc": auroc(scored, rights),
+           "ece": expected_calibration_error(scored, rights), "systems": {}}
+    for name in SYSTEMS:
+        records = test[name]
+        out["systems"][name] = {"right": nets[name].count(1.0), "wrong": nets[name].count(-1.0),
+                                "abstained": nets[name].count(0.0), "net_right": sum(nets[name]) / len(nets[name]),
+                                "p50_s": percentile([r.seconds for r in records], 50),
+                                "lm_calls": sum(r.result.trace.resources.lm.calls for r in records if r.result)
+                                / len(records)}
+    ci = paired_delta_ci(nets["single_pass"], nets["learned"])
+    out["learned_vs_single_pass"] = {"net_right_delta": ci.mean, "low": ci.low, "high": ci.high}
+    return out
+
+
+def _nets(records: list[Record]) -> list[float]:
+    return [r.scores.net_right or 0.0 for r in records]
+
+
+def paired(records: list[Record]) -> dict[str, list[Record]]:
+    """Each system's records over the questions every system answered, in one order."""
+    by = {name: {r.qid: r for r in records if r.system == name} for name in SYSTEMS}
+    shared = sorted(set.intersection(*(set(found) for found in by.values())))
+    return {name: [by[name][q] for q in shared] for name in SYSTEMS}
+
+
+def bars(f: dict, questions: int) -> dict[str, bool]:
+    s = f["systems"]
+    sp, rules, learned = s["single_pass"], s["gated"], s["learned"]
+    return {"right >= single pass's (one fewer per 40)": learned["right"] >= sp["right"] - max(1, questions // 40),
+            "wrong <= 70% of single pass's": learned["wrong"] <= 0.7 * sp["wrong"],
+            "net right >= the rule gate's": learned["net_right"] >= rules["net_right"],
+            "net right interval vs single pass above 0": f["learned_vs_single_pass"]["low"] > 0,
+            "p50 <= 1.5x single pass's": learned["p50_s"] <= 1.5 * sp["p50_s"],
+            "<= 2 LM calls a question": learned["lm_calls"] <= 2.0}
+
+
+def markdown(folds: dict[str, dict], cost: float) -> str:
+    def num(v):
+        return "n/a" if v is None else f"{v:.3f}"
+    lines = [f"release: answer when P(right) > {cost:g} / (1 + {cost:g}); the model fitted on the other corpora", "",
+             "| held out | questions | answers (right) | AUROC | ECE | system | right | wrong | abstained | net right "
+             "| p50 s | LM calls |", "|---|---|---|---|---|---|---|---|---|---|---|---|"]
+    for corpus, f in folds.items():
+        for i, name in enumerate(SYSTEMS):
+            s = f["systems"][name]
+            head = (f"| {corpus} | {f['questions']} | {f['answers']} ({f['right_answers']}) | {num(f['auroc'])} | "
+                    f"{num(f['ece'])} " if i == 0 else "| | | | | ")
+            lines.append(f"{head}| {name} | {s['right']} | {s['wrong']} | {s['abstained']} | {s['net_right']:+.3f} | "
+                         f"{s['p50_s']:.1f} | {s['lm_calls']:.2f} |")
+    lines += ["", "| held out | learned - single pass, net right [95%] | " + " | ".join(bars(next(iter(folds.values())), 40))
+              + " |", "|---|---|" + "---|" * 6]
+    for corpus, f in folds.items():
+        d = f["learned_vs_single_pass"]
+        met = " | ".join("met" if ok else "missed" for ok in bars(f, f["questions"]).values())
+        lines.append(f"| {corpus} | {d['net_right_delta']:+.3f} [{d['low']:+.3f}, {d['high']:+.3f}] | {met} |")
+    return "\n".join(lines)
+
+
+def main() -> None:
+    args = _parser().parse_args()
+    runs = dict(item.split("=", 1) for item in args.runs)
+    records = {corpus: paired(RecordLog(Path(folder) / "results.jsonl").read()) for corpus, folder in runs.items()}
+    t = Thresholds(release="learned", wrong_answer_cost=args.cost)
+    folds = {}
+    for held in records:
+        train = [r for corpus, found in records.items() if corpus != held for r in found["learned"]]
+        folds[held] = fold(train, records[held], t) | {"questions": len(records[held]["learned"])}
+    out = args.out or Settings().data_dir / "runs" / time.strftime("loco-release-%Y%m%d-%H%M%S")
+    out.mkdir(parents=True, exist_ok=True)
+    text = markdown(folds, args.cost)
+    (out / "loco_release.md").write_text(text + "\n", encoding="utf-8")
+    (out / "loco_release.json").write_text(json.dumps({"cost": args.cost, "runs": runs, "folds": folds}, indent=1)
+                                           + "\n", encoding="utf-8")
+    print(f"{text}\n\nwritten to {out}")
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("runs", nargs="+", metavar="CORPUS=RUN", help="one eval run folder per corpus")
+    parser.add_argument("--cost", type=float, default=1.0, help="a wrong answer's cost against a right one's 1")
+    parser.add_argument("--out", type=Path, help="the run folder (default <data dir>/runs/loco-release-<time>)")
+    return parser
+
+
+if __name__ == "__main__":
+    main()
