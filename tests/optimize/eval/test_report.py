@@ -160,9 +160,9 @@ def test_right_wrong_abstained_net_right_and_risk_coverage_are_reported(tmp_path
     markdown = (tmp_path / "report.md").read_text()
     section = markdown.split("## Right, wrong and abstained")[1].split("## Other metrics")[0]
     # every answer has the same confidence, so AURC is gated's wrong rate, 1 of 3; the abstainer answered none
-    assert "| gated | 2 | 1 | 0 | 0.333 [" in section and "| 1.00 | 0.333 |" in section
-    assert "| abstainer | 1 | 0 | 2 | 0.333 [0.000, 1.000] | 0.00 | – |" in section
-    assert "| single_pass | 1 | 2 | 0 | -0.333 [" in section and "(plots/risk_coverage.png)" in section
+    assert "| gated | 2 | 1 | 0 | 0.33 | 0.333 [" in section and "| 1.00 | 0.333 |" in section
+    assert "| abstainer | 1 | 0 | 2 | – | 0.333 [0.000, 1.000] | 0.00 | – |" in section
+    assert "| single_pass | 1 | 2 | 0 | 0.67 | -0.333 [" in section and "(plots/risk_coverage.png)" in section
     assert "| right / wrong / abstained | 2 / 1 / 0 | 1 / 0 / 2 | 1 / 2 / 0 |" in markdown
     assert "| gated | net right | +0.667 |" in markdown  # paired against single pass
     # the evidence shown held q1's gold passages; the abstainer was shown nothing
