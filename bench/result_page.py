@@ -63,7 +63,8 @@ SECTIONS = (
     Section("Scaling", ("ingest_ray", "parallel_eval"), (
         "Ingest on a local Ray actor pool (a head started on 127.0.0.1 for the run) against in process, on the "
         "AWS guides, and eval with N "
-        "questions in flight against a fake endpoint that answers every call after 2 s, as `bench/ingest.py` and "
+        "questions in flight against the bundled LM served by llama.cpp with 2 slots and against a fake endpoint "
+        "that answers every call after 2 s, as `bench/ingest.py` and "
         "`bench/parallel_eval.py` printed them (docs/scaling.md says how to read them)."),
         lambda found: "\n\n".join(t for f in found.values() if (t := tables.printed(f))) or None),
     Section("Retrieval", ("retrieval",), (

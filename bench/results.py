@@ -94,7 +94,7 @@ KINDS = {kind.name: kind for kind in (
                           ("bench/loco_release.py", *(f"{c}={{folder}}/{c}" for c in _RELEASE),
                            "--out", "{folder}/loco_release"))),
     Kind("ingest_ray", (("bench/ingest.py", "--no-hotpotqa", "--aws", "--ray", "local"),)),
-    Kind("parallel_eval", (("bench/parallel_eval.py", "--limit", "24", "--fake-latency", "2",
+    Kind("parallel_eval", (("bench/parallel_eval.py", "--limit", "24", "--llamacpp", "--fake-latency", "2",
                             "--fake-workers", "1,2,4,8"),)),
     Kind("retrieval", (("bench/retrieval.py",),)),
     Kind("ingest", (("bench/ingest.py",),)),
