@@ -373,12 +373,12 @@ def fits_question(short_answer: str, question: str) -> bool:
         return asks_yes_or_no(question)
     if (options := offered(question)) and not any(mentions(o, short_answer) or mentions(short_answer, o) for o in options):
         return False
-    if _echoes(short_answer, question) and not _CHOICE.search(question):
+    if echoes_question(short_answer, question) and not _CHOICE.search(question):
         return False
     return not asks_count(question) or (says_number(short_answer) and not dates_a_duration(short_answer, question))
 
 
-def _echoes(short_answer: str, question: str) -> bool:
+def echoes_question(short_answer: str, question: str) -> bool:
     """Whether the short answer is only the question's own words, by stem; not a lowercase name the
     question does not write (nor writes plus -s). Documentation names a marker, a command or a plugin
     for what it does: `skip` answers "Which pytest marker skips a test function?", `remark-math`

@@ -2,8 +2,9 @@
 
 Its features (`FEATURES`) are what the loop measured of the draft it is about to give, as numbers
 (`draft_checks`): how much of the short answer its cited passages use, how on topic and how reached
-the passage it comes from is, whether it says "unknown", echoes the question or misfits what the
-question asks for (a yes or no to a wh-question, a year for "how long"), the sufficiency model's
+the passage it comes from is, whether it says "unknown", only echoes the question's words, or
+fits what the question asks for (`program.signals.fits_question`: a yes or no only where one is
+asked, a number for a count, no lone year for "how long", one of the options offered), the sufficiency model's
 P(the evidence holds the answer), the judge's confidence when it ran, and the LM's mean token
 log-probability over the short answer when the LM returns them. The label it is fitted to
 (`python -m optimize fit-acceptance`) is "this draft is right": F1 >= 0.5 against the gold answer,
@@ -14,26 +15,17 @@ This module decides nothing and reads no files.
 
 from __future__ import annotations
 
-import re
 from typing import ClassVar
 
 from pydantic import Field
 
-from program.answer.short_answer import (
-    asks_count,
-    asks_yes_or_no,
-    dates_a_duration,
-    is_verdict,
-    question_writes,
-    says_number,
-    says_unknown,
-)
+from program.answer.short_answer import says_unknown
 from program.gate import Progress
 from program.judges.logistic import LogisticModel
+from program.signals import echoes_question, fits_question
 
 FEATURES = ("sufficiency", "support", "similarity", "reached", "unknown", "echo", "type_fit", "judged",
             "judge_confidence", "logprob")
-_WORD = re.compile(r"[\w.-]+")
 
 
 def draft_checks(p: Progress, short_answer: str, sufficiency: float, judge_confidence: float | None,
@@ -44,21 +36,10 @@ def draft_checks(p: Progress, short_answer: str, sufficiency: float, judge_confi
               # subtle: no cited source reads as no similarity, the worst a source can be
               "similarity": p.answer_similarity if p.answer_similarity is not None else 0.0,
               "reached": float(p.answer_reached), "unknown": float(says_unknown(short_answer)),
-              "echo": echo(short_answer, p.question), "type_fit": float(fits_question(short_answer, p.question)),
+              "echo": float(echoes_question(short_answer, p.question)),
+              "type_fit": float(fits_question(short_answer, p.question)),
               "judged": float(judge_confidence is not None), "judge_confidence": judge_confidence or 0.0}
     return checks | ({"logprob": logprob} if logprob is not None else {})
-
-
-def echo(short_answer: str, question: str) -> float:
-    """The share of the short answer's words the question already writes: a draft that only restates it."""
-    words = _WORD.findall(short_answer)
-    return sum(question_writes(question, w) for w in words) / len(words) if words else 0.0
-
-
-def fits_question(short_answer: str, question: str) -> bool:
-    """A yes or no exactly where one is asked, a number where a count is asked, and no lone year for "how long"."""
-    return (is_verdict(short_answer) == asks_yes_or_no(question) and (says_number(short_answer) or not asks_count(question))
-            and not dates_a_duration(short_answer, question))
 
 
 class AcceptanceModel(LogisticModel):
