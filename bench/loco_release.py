@@ -1,16 +1,18 @@
 """Leave one corpus out, end to end: does an acceptance model fitted on three corpora release the fourth's answers well?
 
-    python bench/loco_release.py CORPUS=RUN... [--cost 1] [--out FOLDER]
+    python bench/loco_release.py CORPUS=RUN... [--cost 1 | --max-wrong-rate A] [--out FOLDER]
 
 Each RUN is an eval run folder (`python -m optimize eval ... --systems gated,learned,single_pass`) of one
 corpus. For each corpus in turn, the acceptance model (`optimize.judges.acceptance_fit`) is fitted on the
 `learned` answers of the other corpora and applied to this one's: the learned release gives an answer
-when P(right) > cost / (1 + cost) and withholds it otherwise (`program.gate.decide_release`). The release
+when P(right) > cost / (1 + cost), or with `--max-wrong-rate` when P(right) reaches the threshold conformal
+risk control picks on the other corpora's answers, and withholds it otherwise (`program.gate.decide_release`). The release
 needs no LM and comes last in the loop, so applying it to the recorded answers is what the learned
 gate would have returned. Per held-out corpus it writes the model's AUROC and ECE on the answers, and
 right, wrong and abstained for single pass, the rule gate and the learned gate, with net right
-(+1, -1, 0), its paired 95% interval against single pass, p50 seconds and LM calls a question, and
-the issue's bars. Writes `loco_release.md` and `.json` to a run folder (default
+(+1, -1, 0), its paired 95% interval against single pass, p50 seconds and LM calls a question, the
+wrong rate among the learned gate's answers, and the issue's bars. A HotpotQA run (its config's dataset
+`hotpotqa`) counts only its questions outside the smoke set, which is the quick job's report split. Writes `loco_release.md` and `.json` to a run folder (default
 `<data dir>/runs/loco-release-<time>`). No LM is called.
 """
 
@@ -25,6 +27,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # this checkout's packages, not an installed copy
 
 from metrics.calibration import auroc, expected_calibration_error  # noqa: E402
+from optimize.eval.hotpotqa import load_hotpotqa  # noqa: E402
 from optimize.eval.records import Record, RecordLog  # noqa: E402
 from optimize.eval.stats import paired_delta_ci, percentile  # noqa: E402
 from optimize.judges.acceptance_fit import fit_acceptance, rows  # noqa: E402
@@ -35,21 +38,29 @@ from program.thresholds import Thresholds  # noqa: E402
 SYSTEMS = ("single_pass", "gated", "learned")
 
 
-def released(record: Record, model, t: Thresholds) -> float:
-    """The record's net right once the learned release has weighed it: a withheld answer scores 0."""
-    net = record.scores.net_right or 0.0
+def gives(record: Record, model, t: Thresholds) -> bool:
+    """Whether the learned gate gives the record's answer: the loop gave one and the release lets it through."""
     checks = record.result.trace.draft_checks if record.result else {}
-    if net == 0 or not checks:
-        return net
-    return net if decide_release(model.probability(checks), t).action == "answer" else 0.0
+    if record.result is None or record.result.abstained or not checks:
+        return record.result is not None and not record.result.abstained
+    return decide_release(model.probability(checks), t, model.threshold).action == "answer"
 
 
-def fold(train: list[Record], test: dict[str, list[Record]], t: Thresholds) -> dict:
-    model = fit_acceptance(rows(train), "the other corpora")
+def released(record: Record, given: bool) -> float:
+    """The record's net right once the release has weighed it: a withheld answer scores 0, or 1 on an
+    unanswerable question, where abstaining is right."""
+    if given or record.result is None or record.result.abstained:
+        return record.scores.net_right or 0.0
+    return 0.0 if record.answerable else 1.0
+
+
+def fold(train: list[Record], test: dict[str, list[Record]], t: Thresholds, max_wrong_rate: float | None) -> dict:
+    model = fit_acceptance(rows(train), "the other corpora", max_wrong_rate)
     held = rows(test["learned"])
+    given = [gives(r, model, t) for r in test["learned"]]
     scored, rights = [model.probability(checks) for checks, _ in held], [right for _, right in held]
     nets = {"single_pass": _nets(test["single_pass"]), "gated": _nets(test["gated"]),
-            "learned": [released(r, model, t) for r in test["learned"]]}
+            "learned": [released(r, g) for r, g in zip(test["learned"], given)]}
     out = {"answers": len(held), "right_answers": sum(rights), "auroc": auroc(scored, rights),
            "ece": expected_calibration_error(scored, rights), "systems": {}}
     for name in SYSTEMS:
@@ -61,11 +72,23 @@ def fold(train: list[Record], test: dict[str, list[Record]], t: Thresholds) -> d
                                 / len(records)}
     ci = paired_delta_ci(nets["single_pass"], nets["learned"])
     out["learned_vs_single_pass"] = {"net_right_delta": ci.mean, "low": ci.low, "high": ci.high}
+    answered = [net for net, g in zip(nets["learned"], given) if g]
+    out["threshold"] = model.threshold
+    out["wrong_rate_answered"] = answered.count(-1.0) / len(answered) if answered else None
     return out
 
 
 def _nets(records: list[Record]) -> list[float]:
     return [r.scores.net_right or 0.0 for r in records]
+
+
+def outside_smoke(folder: Path) -> list[Record]:
+    """The run's records; a HotpotQA run's without its smoke questions, the quick job's report split."""
+    records = RecordLog(folder / "results.jsonl").read()
+    if json.loads((folder / "config.json").read_text(encoding="utf-8")).get("dataset") != "hotpotqa":
+        return records
+    smoke = {example.qid for example in load_hotpotqa(Settings(), "smoke")}
+    return [r for r in records if r.qid not in smoke]
 
 
 def paired(records: list[Record]) -> dict[str, list[Record]]:
@@ -86,17 +109,21 @@ def bars(f: dict, questions: int) -> dict[str, bool]:
             "<= 2 LM calls a question": learned["lm_calls"] <= 2.0}
 
 
-def markdown(folds: dict[str, dict], cost: float) -> str:
+def markdown(folds: dict[str, dict], cost: float, max_wrong_rate: float | None) -> str:
     def num(v):
         return "n/a" if v is None else f"{v:.3f}"
-    lines = [f"release: answer when P(right) > {cost:g} / (1 + {cost:g}); the model fitted on the other corpora", "",
-             "| held out | questions | answers (right) | AUROC | ECE | system | right | wrong | abstained | net right "
-             "| p50 s | LM calls |", "|---|---|---|---|---|---|---|---|---|---|---|---|"]
+    rule = (f"P(right) at least the threshold that bounds the wrong rate among answers at {max_wrong_rate:g}"
+            if max_wrong_rate is not None else f"P(right) > {cost:g} / (1 + {cost:g})")
+    lines = [f"release: answer when {rule}; the model fitted on the other corpora. A withheld answer to an "
+             "unanswerable question is a right abstention.", "",
+             "| held out | questions | answers (right) | AUROC | ECE | threshold | wrong / answered | system | right "
+             "| wrong | abstained | net right | p50 s | LM calls |", "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
     for corpus, f in folds.items():
         for i, name in enumerate(SYSTEMS):
             s = f["systems"][name]
             head = (f"| {corpus} | {f['questions']} | {f['answers']} ({f['right_answers']}) | {num(f['auroc'])} | "
-                    f"{num(f['ece'])} " if i == 0 else "| | | | | ")
+                    f"{num(f['ece'])} | {num(f['threshold'])} | {num(f['wrong_rate_answered'])} "
+                    if i == 0 else "| | | | | | | ")
             lines.append(f"{head}| {name} | {s['right']} | {s['wrong']} | {s['abstained']} | {s['net_right']:+.3f} | "
                          f"{s['p50_s']:.1f} | {s['lm_calls']:.2f} |")
     lines += ["", "| held out | learned - single pass, net right [95%] | " + " | ".join(bars(next(iter(folds.values())), 40))
@@ -111,17 +138,17 @@ def markdown(folds: dict[str, dict], cost: float) -> str:
 def main() -> None:
     args = _parser().parse_args()
     runs = dict(item.split("=", 1) for item in args.runs)
-    records = {corpus: paired(RecordLog(Path(folder) / "results.jsonl").read()) for corpus, folder in runs.items()}
+    records = {corpus: paired(outside_smoke(Path(folder))) for corpus, folder in runs.items()}
     t = Thresholds(release="learned", wrong_answer_cost=args.cost)
     folds = {}
     for held in records:
         train = [r for corpus, found in records.items() if corpus != held for r in found["learned"]]
-        folds[held] = fold(train, records[held], t) | {"questions": len(records[held]["learned"])}
+        folds[held] = fold(train, records[held], t, args.max_wrong_rate) | {"questions": len(records[held]["learned"])}
     out = args.out or Settings().data_dir / "runs" / time.strftime("loco-release-%Y%m%d-%H%M%S")
     out.mkdir(parents=True, exist_ok=True)
-    text = markdown(folds, args.cost)
+    text = markdown(folds, args.cost, args.max_wrong_rate)
     (out / "loco_release.md").write_text(text + "\n", encoding="utf-8")
-    (out / "loco_release.json").write_text(json.dumps({"cost": args.cost, "runs": runs, "folds": folds}, indent=1)
+    (out / "loco_release.json").write_text(json.dumps({"cost": args.cost, "max_wrong_rate": args.max_wrong_rate, "runs": runs, "folds": folds}, indent=1)
                                            + "\n", encoding="utf-8")
     print(f"{text}\n\nwritten to {out}")
 
@@ -130,6 +157,9 @@ def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("runs", nargs="+", metavar="CORPUS=RUN", help="one eval run folder per corpus")
     parser.add_argument("--cost", type=float, default=1.0, help="a wrong answer's cost against a right one's 1")
+    parser.add_argument("--max-wrong-rate", type=float, metavar="A",
+                        help="answer at the conformal threshold that bounds the wrong rate among answers at A, picked "
+                             "on the other corpora's answers, instead of by --cost")
     parser.add_argument("--out", type=Path, help="the run folder (default <data dir>/runs/loco-release-<time>)")
     return parser
 

@@ -105,9 +105,11 @@ def loco_table(folder: Path) -> str | None:
 
 
 def loco_release_table(folder: Path) -> str | None:
-    """The end-to-end leave-one-corpus-out tables as `bench/loco_release.py` wrote them."""
-    path = folder / "loco_release" / "loco_release.md"
-    return path.read_text(encoding="utf-8").strip() if path.is_file() else None
+    """The end-to-end leave-one-corpus-out tables as `bench/loco_release.py` wrote them: released by the
+    wrong answer's cost, then at the threshold that bounds the wrong rate."""
+    paths = [folder / name / "loco_release.md" for name in ("loco_release", "loco_release_risk")]
+    found = [p.read_text(encoding="utf-8").strip() for p in paths if p.is_file()]
+    return "\n\n".join(found) or None
 
 
 def printed(folder: Path) -> str | None:
