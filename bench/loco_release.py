@@ -30,7 +30,7 @@ from metrics.calibration import auroc, expected_calibration_error  # noqa: E402
 from optimize.eval.hotpotqa import load_hotpotqa  # noqa: E402
 from optimize.eval.records import Record, RecordLog  # noqa: E402
 from optimize.eval.stats import paired_delta_ci, percentile  # noqa: E402
-from optimize.judges.acceptance_fit import fit_acceptance, rows  # noqa: E402
+from optimize.judges.acceptance_fit import draft_label, fit_acceptance, rows  # noqa: E402
 from program.base.settings import Settings  # noqa: E402
 from program.gate import decide_release  # noqa: E402
 from program.thresholds import Thresholds  # noqa: E402
@@ -39,18 +39,21 @@ SYSTEMS = ("single_pass", "gated", "learned")
 
 
 def gives(record: Record, model, t: Thresholds) -> bool:
-    """Whether the learned gate gives the record's answer: the loop gave one and the release lets it through."""
-    checks = record.result.trace.draft_checks if record.result else {}
-    if record.result is None or record.result.abstained or not checks:
+    """Whether the learned gate with `model` gives the record's final draft; a record with no labelled
+    draft keeps what it did."""
+    if draft_label(record) is None:
         return record.result is not None and not record.result.abstained
-    return decide_release(model.probability(checks), t, model.threshold).action == "answer"
+    return decide_release(model.probability(record.result.trace.draft_checks), t, model.threshold).action == "answer"
 
 
 def released(record: Record, given: bool) -> float:
-    """The record's net right once the release has weighed it: a withheld answer scores 0, or 1 on an
-    unanswerable question, where abstaining is right."""
-    if given or record.result is None or record.result.abstained:
+    """The record's net right once the release has weighed its draft: right or wrong when given; when
+    withheld, 0, or 1 on an unanswerable question, where abstaining is right."""
+    label = draft_label(record)
+    if label is None:
         return record.scores.net_right or 0.0
+    if given:
+        return 1.0 if label else -1.0
     return 0.0 if record.answerable else 1.0
 
 

@@ -74,6 +74,12 @@ def _best(example, pred, trace, compare, read) -> float | bool:
     return score == 1.0 if trace is not None else score
 
 
+def best_f1(example, text: str) -> float:
+    """F1 of `text` (an answerable question's short answer) against its best gold answer."""
+    said = normalize_answer(strip_markers(text))
+    return max(_f1(said, normalize_answer(gold)) for gold in example.answers)
+
+
 def _coverage(said: str, gold: str) -> float:
     words, wanted = set(said.split()), gold.split()
     return sum(t in words for t in wanted) / len(wanted) if wanted else 0.0

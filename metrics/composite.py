@@ -8,7 +8,8 @@ where abstaining is the answer). A metric that does not apply to a question is N
 left out of the composite's weighted mean: evidence recall and gold-citation precision without
 gold sources, and every evidence and citation metric on an unanswerable question. The card also
 holds what the composite does not weigh: net right (`metrics.net_right`) and whether the evidence
-shown held the answer (`metrics.answer_in_evidence`).
+shown held the answer (`metrics.answer_in_evidence`), and whether the final draft was right,
+given or withheld (`metrics.draft_right`).
 `CompositeMetric` is the metric DSPy optimizers call: a float for Evaluate, a strict
 bool for bootstrapping (composite at or above `pass_mark`), and `dspy.Prediction(score,
 feedback)` for GEPA. This module does not run programs.
@@ -29,6 +30,7 @@ from metrics.answer_quality import (
 )
 from metrics.citation_faithfulness import CitationScores, score_citations
 from metrics.cost import Cost, latency_and_cost
+from metrics.draft_right import draft_right
 from metrics.evidence_recall import evidence_recall
 from metrics.gold_citations import gold_citation_precision
 from metrics.gold_sources import matched
@@ -61,6 +63,7 @@ class Scorecard(Cost):
     # None also in records scored before these were: they are left out, not counted as 0
     answer_in_evidence: float | None = None
     net_right: float | None = None  # +1 right, -1 wrong, 0 abstained (metrics.net_right)
+    draft_right: bool | None = None  # the final draft, given or withheld by the release (metrics.draft_right)
     latency_score: float = 0.0
     # a number, so that dollars have a mean; `priced` says whether the price was known
     dollars: float = 0.0
@@ -82,6 +85,7 @@ def score_example(example, pred, judge: SupportJudge | None = None, weights: Com
                      answer_coverage=answer_coverage(example, pred), abstained=abstained(pred),
                      evidence_recall=evidence_recall(example, pred),
                      answer_in_evidence=answer_in_evidence(example, pred), net_right=net_right(example, pred),
+                     draft_right=draft_right(example, pred),
                      citation_recall=cites.recall if example.answerable else None,
                      citation_precision=cites.precision if example.answerable else None,
                      gold_citation_precision=gold_citation_precision(example, pred),

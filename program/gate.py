@@ -252,12 +252,12 @@ def decide_acceptance(score: AnswerScore, abstained: bool, seconds: float | None
     return Decision("repair", rule, f"{stands} is under {t.accept_score:.2f}: {'; '.join(score.failed[:3])}")
 
 
-def decide_release(p_right: float | None, t: Thresholds, threshold: float | None = None) -> Decision:
-    """The last decision on a final answer: give it, or abstain. With the learned release and a fitted
-    acceptance model, answer only when P(right) reaches `threshold` (chosen to bound the wrong rate) or,
+def decide_release(p_right: float, t: Thresholds, threshold: float | None = None) -> Decision:
+    """The last decision on a final answer: give it, or abstain. With the learned release, answer only
+    when the acceptance model's P(right) reaches `threshold` (chosen to bound the wrong rate) or,
     without one, when answering pays: a right answer earns 1 and a wrong one costs `wrong_answer_cost`,
     so answer when P(right) > cost (1 - P(right)), that is P(right) > cost / (1 + cost)."""
-    if t.release == "rules" or p_right is None:
+    if t.release == "rules":
         return Decision("answer", "released_by_rules", "no acceptance model weighs it: the gate's rules released it")
     cost = t.wrong_answer_cost
     bar, why = (threshold, "the bounded wrong rate's threshold") if threshold is not None else (

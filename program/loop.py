@@ -55,7 +55,7 @@ from program.gate import (
 )
 from program.hints import Hints
 from program.judges.acceptance import AcceptanceModel, draft_checks
-from program.judges.sufficiency import SufficiencyModel, default_model
+from program.judges.sufficiency import SufficiencyModel
 from program.judges.sufficiency import features as sufficiency_features
 from program.lm.deadline import DeadlineExceeded, call_within
 from program.retrieval.breadth import BreadthExpander
@@ -111,8 +111,8 @@ class GatedRAG(dspy.Module):
         self.sessions = sessions or SessionStore()  # recall(id) and record(id, turn); see program.sessions
         self.breadth = breadth  # follows links from a seed URL; see program.retrieval.breadth
         self.calibrator: ConfidenceCalibrator | None = None  # fitted by `python -m optimize calibrate`
-        self.sufficiency: SufficiencyModel = default_model()  # P(the evidence holds the answer): an acceptance feature
-        self.acceptance: AcceptanceModel | None = None  # P(this draft is right), fitted by `optimize fit-acceptance`
+        self.sufficiency: SufficiencyModel = SufficiencyModel.shipped()  # P(the evidence holds the answer): an acceptance feature
+        self.acceptance: AcceptanceModel = AcceptanceModel.shipped()  # P(this draft is right): the learned release
         self.compiled_with = ""  # the serving LM the optimize job chose its demos and thresholds with
 
     def forward(self, question: str, hints: Hints | None = None, time_limit_s: float | None = None,
@@ -215,13 +215,13 @@ class GatedRAG(dspy.Module):
         return draft_checks(progress, run.short_answer, sufficient, run.verdict_score(), run.draft_logprob)
 
     def _release(self, run: RunState, step) -> None:
-        """P(right) from the draft's checks when the program carries an acceptance model, and the gate's
-        release on it: an answer it withholds is an abstention; P(right) is the answer's confidence."""
-        p_right = self.acceptance.probability(run.draft_checks) if self.acceptance is not None else None
-        release = decide_release(p_right, run.thresholds, self.acceptance.threshold if self.acceptance else None)
+        """P(right) from the draft's checks, by the program's acceptance model, and the gate's release
+        on it: an answer it withholds is an abstention; P(right) is the answer's confidence."""
+        p_right = self.acceptance.probability(run.draft_checks)
+        release = decide_release(p_right, run.thresholds, self.acceptance.threshold)
         step.rule, step.reason = release.rule, release.reason
-        if p_right is not None:
-            run.confidence = p_right
+        step.short_answer = run.short_answer  # the draft weighed, kept when withheld: its label for a refit
+        run.confidence = p_right
         if release.action == "abstain":
             run.ended = release.ended
             run.abstain(release.reason)
@@ -230,7 +230,7 @@ class GatedRAG(dspy.Module):
         # subtle: an answer cut short by the time limit or an error still reports its code blocks
         run.code_blocks = run.code_blocks or check_code(run.draft)
         result = run.result(NO_ANSWER)
-        released = self.acceptance is not None and run.thresholds.release == "learned"  # P(right) is the confidence
+        released = run.thresholds.release == "learned"  # P(right) is the confidence
         if self.calibrator is not None and not released:  # a confidence fitted on labels replaces the judge's own
             result = self.calibrator.calibrate(result)
         if session_id:
@@ -475,11 +475,10 @@ class GatedRAG(dspy.Module):
 
     def dump_state(self, json_mode=True):
         calibrator = self.calibrator.model_dump() if self.calibrator else None
-        acceptance = self.acceptance.model_dump() if self.acceptance else None
         return super().dump_state(json_mode=json_mode) | {"thresholds": self.thresholds.model_dump(),
                                                             "calibrator": calibrator,
                                                             "sufficiency": self.sufficiency.model_dump(),
-                                                            "acceptance": acceptance,
+                                                            "acceptance": self.acceptance.model_dump(),
                                                             "gatedrag": {"format": FORMAT, "reranker": self.reranker,
                                                                          "lm": self.compiled_with}}
 
@@ -499,9 +498,9 @@ class GatedRAG(dspy.Module):
         self.thresholds, self.calibrator = thresholds, calibrator
         # added within format 3: a program saved before it carries none, and reads with the shipped one
         saved = state.get("sufficiency")
-        self.sufficiency = SufficiencyModel.model_validate(saved) if saved is not None else default_model()
-        saved = state.get("acceptance")  # added within format 3: a program saved before it releases by rules
-        self.acceptance = AcceptanceModel.model_validate(saved) if saved is not None else None
+        self.sufficiency = SufficiencyModel.model_validate(saved) if saved is not None else SufficiencyModel.shipped()
+        saved = state.get("acceptance")  # added within format 3: a program saved before it has the shipped one
+        self.acceptance = AcceptanceModel.model_validate(saved) if saved is not None else AcceptanceModel.shipped()
         self.compiled_with = state.get("gatedrag", {}).get("lm", "")
         return self
 

@@ -1,9 +1,10 @@
 """Fit a `program.judges.acceptance.AcceptanceModel` on eval records, and pick its release threshold.
 
-A row is a record whose program gave an answer, with the draft's checks its trace carries
-(`Trace.draft_checks`); its label is that the answer was right (net right +1: F1 >= 0.5, and never on
-an unanswerable question). Records of the `learned` system are the ones to fit on: there the rules
-refuse no draft, so the drafts they would have refused are labelled too. The fit is the standardized,
+A row is a record whose final draft was measured, with the draft's checks its trace carries
+(`Trace.draft_checks`); its label is that the draft was right (`metrics.draft_right`: F1 >= 0.5, and
+never on an unanswerable question), whether the release gave it or withheld it. Records of the
+`learned` system are the ones to fit on: there the rules refuse no draft, so the drafts they would
+have refused are labelled too. The fit is the standardized,
 cross-validated logistic regression of `optimize.standardized_logistic`. With a target wrong rate, the
 threshold is chosen by conformal risk control (`optimize.judges.risk_control`) on out-of-fold
 probabilities: each row scored by a model that did not see it. This module reads and writes no files.
@@ -28,10 +29,20 @@ class FitError(ValueError):
 
 
 def rows(records: list[Record]) -> list[tuple[dict[str, float], bool]]:
-    """(draft checks, right) of each record that gave an answer and measured its draft."""
-    return [(r.result.trace.draft_checks, r.scores.net_right == 1) for r in records
-            if r.result is not None and r.result.trace.draft_checks and not r.result.abstained
-            and r.scores.net_right is not None and r.scores.net_right != 0]
+    """(draft checks, right) of each record whose final draft was measured and labelled."""
+    labelled = [(r, draft_label(r)) for r in records]
+    return [(r.result.trace.draft_checks, label) for r, label in labelled if label is not None]
+
+
+def draft_label(record: Record) -> bool | None:
+    """Whether the record's final draft was right, given or withheld by the release in force
+    (`metrics.draft_right`); a record scored before that metric counts only an answer it gave."""
+    if record.result is None or not record.result.trace.draft_checks:
+        return None
+    if record.scores.draft_right is not None:
+        return record.scores.draft_right
+    given = not record.result.abstained and record.scores.net_right in (1.0, -1.0)
+    return record.scores.net_right == 1.0 if given else None
 
 
 def fit_acceptance(found: list[tuple[dict[str, float], bool]], fitted_on: str,

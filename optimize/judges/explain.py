@@ -1,7 +1,7 @@
 """`python -m optimize explain RUN|FILE`: what each model a program carries weighs.
 
-For each stored model (the sufficiency model, the shipped default when the program carries none,
-the acceptance model and a Platt confidence calibrator when it has them): each feature's coefficient per raw unit and
+For each model (the sufficiency and acceptance models, each the shipped default when the program
+carries none, and a Platt confidence calibrator when it has one): each feature's coefficient per raw unit and
 per standard deviation of the fitting set (its standardized effect), largest effect first. A
 positive effect raises the probability. This module reads a program; it runs nothing.
 """
@@ -16,7 +16,7 @@ from program.answer.calibrator import ConfidenceCalibrator
 from program.assembly.loading import read_state
 from program.base.command_line import UsageError, settings_from_args
 from program.judges.acceptance import AcceptanceModel
-from program.judges.sufficiency import SufficiencyModel, default_model
+from program.judges.sufficiency import SufficiencyModel
 
 Effects = list[tuple[str, float, float]]
 
@@ -39,23 +39,26 @@ def explain(state: dict) -> str:
 
 def stored_models(state: dict) -> list[tuple[str, float, Effects]]:
     """(name, intercept, effects) of each model the saved state carries, the sufficiency model first."""
-    saved = state.get("sufficiency")
-    sufficiency = SufficiencyModel.model_validate(saved) if saved else default_model()
-    about = sufficiency.fitted_on + ("" if saved else "; the shipped default: the program carries none")
-    models = [(f"sufficiency: P(the evidence holds the answer), fitted on {about}", sufficiency.intercept,
-               sufficiency.effects())]
-    if saved := state.get("acceptance"):
-        acceptance = AcceptanceModel.model_validate(saved)
-        release = (f"; releases at P(right) >= {acceptance.threshold:.2f} (wrong rate bound {acceptance.max_wrong_rate:g})"
-                   if acceptance.threshold is not None else "; releases by the wrong answer's cost")
-        models.append((f"acceptance: P(this draft is right), fitted on {acceptance.fitted_on}{release}",
-                       acceptance.intercept, acceptance.effects()))
+    sufficiency, sufficiency_about = _stored(SufficiencyModel, state.get("sufficiency"))
+    acceptance, acceptance_about = _stored(AcceptanceModel, state.get("acceptance"))
+    release = (f"; releases at P(right) >= {acceptance.threshold:.2f} (wrong rate bound {acceptance.max_wrong_rate:g})"
+               if acceptance.threshold is not None else "; releases by the wrong answer's cost")
+    models = [(f"sufficiency: P(the evidence holds the answer), fitted on {sufficiency_about}", sufficiency.intercept,
+               sufficiency.effects()),
+              (f"acceptance: P(this draft is right), fitted on {acceptance_about}{release}", acceptance.intercept,
+               acceptance.effects())]
     if (calibrator := state.get("calibrator")) and calibrator.get("method") == "platt":
         c = ConfidenceCalibrator.model_validate(calibrator)
         effects = [(f, w / s, w) for f, w, s in zip(c.features, c.weights, c.scale)]
         models.append((f"confidence calibrator: P(the answer is right), fitted on {c.fitted_on}", c.intercept,
                        sorted(effects, key=lambda row: abs(row[2]), reverse=True)))
     return models
+
+
+def _stored(kind, saved: dict | None):
+    """The program's own model and what it was fitted on, or the shipped default, said so."""
+    model = kind.model_validate(saved) if saved else kind.shipped()
+    return model, model.fitted_on + ("" if saved else "; the shipped default: the program carries none")
 
 
 def _table(name: str, intercept: float, effects: Effects) -> str:

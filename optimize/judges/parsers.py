@@ -32,11 +32,13 @@ def add_parsers(sub) -> None:
                             "beats the wrong answer's cost, or the threshold --max-wrong-rate chose.")
     accept.add_argument("runs", nargs="+", metavar="RUN", help="eval run ids (under <data dir>/runs) or folders")
     accept.add_argument("--system", default="learned", help="whose records to fit on (default learned: its rules "
-                        "refuse no draft, so every draft is labelled)")
+                        "refuse no draft, and its release keeps the drafts it withholds, so every draft is labelled)")
     accept.add_argument("--max-wrong-rate", type=_rate, help="bound the wrong rate among answers given, e.g. 0.1: the "
                         "threshold is chosen by conformal risk control on out-of-fold probabilities")
     accept.add_argument("--program", type=Path, help="the program to carry the model (default: the uncompiled one)")
     accept.add_argument("--out", type=Path, help="where to write it (default: program.json in the first run's folder)")
+    accept.add_argument("--model-only", action="store_true", help="write the model's JSON alone to --out, the form of "
+                        "the shipped default (program/assets/judges/acceptance.json)")
     add_data_dir(accept)
     accept.set_defaults(run="optimize.judges.acceptance_command:fit_acceptance_command")
 

@@ -54,7 +54,8 @@ class Step(BaseModel):
     new_passages: int = 0
     confidence: float | None = Field(None, description="the judge's confidence, on a judge step")
     short_answer: str | None = Field(None, description="on a step that drafted (draft, judge, refine): the short "
-                                     "answer it recorded, kept when the gate then refuses it")
+                                     "answer it recorded, kept when the gate then refuses it; on a release step: "
+                                     "the draft it weighed, kept when withheld")
     lm_short_answer: str | None = Field(None, description="on a step that drafted: the short answer the LM wrote, where "
                                         "the one recorded is another (program/answer/short_answer.py)")
     rule: str = Field("", description="the gate rule that chose this step (program/gate.py)")

@@ -10,6 +10,8 @@ log-probability over the short answer when the LM returns them. The label it is 
 (`python -m optimize fit-acceptance`) is "this draft is right": F1 >= 0.5 against the gold answer,
 never on an unanswerable question. Its probability is the answer's reported confidence, and the
 gate's release (`program.gate.decide_release`) answers only when it beats the wrong answer's cost.
+The default model ships as `program/assets/judges/acceptance.json`, fitted jointly on the labelled
+corpora's answers; a saved program may carry its own.
 This module decides nothing and reads no files.
 """
 
@@ -46,6 +48,7 @@ class AcceptanceModel(LogisticModel):
     """P(right) = sigmoid(w . (x - mean) / scale + b) over `FEATURES`, with the release threshold it was fitted for."""
 
     FEATURES: ClassVar[tuple[str, ...]] = FEATURES
+    ASSET: ClassVar[str] = "acceptance.json"
 
     threshold: float | None = Field(None, ge=0.0, le=1.0, description="answer when P(right) is at least this, chosen "
                                     "by conformal risk control for `max_wrong_rate`; None: by the wrong answer's cost")

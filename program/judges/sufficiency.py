@@ -11,9 +11,6 @@ Its probability is one of the acceptance model's features (`program.judges.accep
 
 from __future__ import annotations
 
-import functools
-import json
-from pathlib import Path
 from typing import ClassVar
 
 from program.gate import redundancy, uncovered
@@ -21,7 +18,6 @@ from program.judges.logistic import LogisticModel
 from program.signals import Signals
 from program.thresholds import Thresholds
 
-DEFAULT = Path(__file__).resolve().parent.parent / "assets" / "judges" / "sufficiency.json"
 FEATURES = ("best", "cliff", "spread", "min_coverage", "covered_share", "entity_coverage", "term_coverage",
             "pending_bridge", "redundancy", "saturation", "gain", "round")
 
@@ -41,9 +37,4 @@ class SufficiencyModel(LogisticModel):
     """P(the evidence holds the answer) = sigmoid(w . (x - mean) / scale + b) over `FEATURES`."""
 
     FEATURES: ClassVar[tuple[str, ...]] = FEATURES
-
-
-@functools.cache
-def default_model() -> SufficiencyModel:
-    """The shipped model, fitted jointly on the labelled corpora."""
-    return SufficiencyModel.model_validate(json.loads(DEFAULT.read_text(encoding="utf-8")))
+    ASSET: ClassVar[str] = "sufficiency.json"

@@ -700,9 +700,15 @@ def test_a_supported_draft_is_given_with_p_right_as_its_confidence():
     assert result.short_answer == "Shirley Temple" and result.confidence == 88
 
 
-def test_without_a_model_the_learned_release_gives_every_draft():
-    result = answer(learned(model=None), scripted_lm(GUESS))
-    assert result.trace.steps[-1].rule == "released_by_rules" and result.short_answer == "Prime Minister"
+def test_the_release_step_keeps_the_draft_it_withholds_so_a_refit_can_label_it():
+    result = answer(learned(), scripted_lm(GUESS))
+    assert result.abstained and result.trace.steps[-1].short_answer == "Prime Minister"
+
+
+def test_a_program_without_its_own_model_releases_by_the_shipped_one():
+    assert LearnedGate(FakeSearch(FLAT)).acceptance == AcceptanceModel.shipped()
+    result = answer(LearnedGate(FakeSearch(FLAT)), scripted_lm(GUESS))
+    assert actions(result)[-1] == "release" and result.trace.steps[-1].rule in ("likely_right", "likely_wrong")
 
 
 @pytest.mark.parametrize("p, cost, threshold, action", [

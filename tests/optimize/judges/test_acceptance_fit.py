@@ -9,6 +9,7 @@ import pytest
 from metrics import Scorecard
 from optimize.cli import main
 from optimize.judges.acceptance_fit import FitError, fit_acceptance, out_of_fold, rows
+from program.judges.acceptance import AcceptanceModel
 from tests.optimize.calibration.conftest import record, write_run
 
 
@@ -63,3 +64,23 @@ def test_a_test_split_run_is_refused_in_one_line(tmp_path, capsys):
     run = write_run(tmp_path / "run", by_support(), split="test")
     assert main(["fit-acceptance", str(run)]) == 2
     assert "final reports only" in capsys.readouterr().err and not (run / "program.json").exists()
+
+
+def test_a_withheld_draft_is_a_row_labelled_by_whether_it_was_right():
+    withheld = answered("h", 0.9, False).model_copy(update={"scores": Scorecard(f1=0.0, net_right=0.0,
+                                                                                draft_right=True)})
+    withheld.result.abstained = True
+    assert [right for _, right in rows([withheld])] == [True]
+
+
+def test_model_only_writes_the_model_as_the_shipped_default_is(tmp_path):
+    run = write_run(tmp_path / "run", by_support())
+    assert main(["fit-acceptance", str(run), "--model-only", "--out", str(tmp_path / "acceptance.json")]) == 0
+    model = AcceptanceModel.model_validate_json((tmp_path / "acceptance.json").read_text())
+    assert "support" in model.features and not (run / "program.json").exists()
+
+
+def test_model_only_without_out_is_refused_before_any_fit(tmp_path, capsys):
+    run = write_run(tmp_path / "run", by_support())
+    assert main(["fit-acceptance", str(run), "--model-only"]) == 2
+    assert "--out" in capsys.readouterr().err

@@ -7,7 +7,8 @@ import pytest
 
 from program import load
 from program.assembly.loading import ProgramLoadError, apply_state, read_state
-from program.judges.sufficiency import SufficiencyModel, default_model
+from program.judges.acceptance import AcceptanceModel
+from program.judges.sufficiency import SufficiencyModel
 from program.base.settings import Settings
 from program.loop import GatedRAG
 from program.thresholds import Thresholds
@@ -156,10 +157,11 @@ def test_a_program_records_the_lm_it_was_compiled_with_and_serving_it_with_anoth
 # A program carries its sufficiency model through save and load; one saved before it, the shipped default.
 MODEL = SufficiencyModel(features=["best", "cliff"], center=[0.5, 0.1], scale=[0.1, 0.05], weights=[1.5, 0.4],
                          intercept=-0.2, fitted_on="hand")
+ACCEPTANCE = AcceptanceModel(features=["support"], center=[0.5], scale=[0.25], weights=[1.0], intercept=0.0)
 
 
 def test_a_new_program_carries_the_shipped_model():
-    assert GatedRAG(FakeSearch([])).sufficiency == default_model()
+    assert GatedRAG(FakeSearch([])).sufficiency == SufficiencyModel.shipped()
 
 
 def test_a_program_saved_with_a_model_loads_it(tmp_path):
@@ -169,14 +171,17 @@ def test_a_program_saved_with_a_model_loads_it(tmp_path):
     assert load(tmp_path / "program.json", search=FakeSearch([])).sufficiency == MODEL
 
 
-def test_a_program_saved_before_the_model_loads_with_the_default(tmp_path):
+def test_a_program_saved_before_the_models_loads_with_the_defaults(tmp_path):
     old = GatedRAG(FakeSearch([])).dump_state()
-    del old["sufficiency"]
+    del old["sufficiency"], old["acceptance"]
     (tmp_path / "program.json").write_text(json.dumps(old))
     rag = GatedRAG(FakeSearch([]))
     rag.sufficiency = MODEL
-    assert rag.load_state(old).sufficiency == default_model()
-    assert load(tmp_path / "program.json", search=FakeSearch([])).sufficiency == default_model()
+    rag.acceptance = ACCEPTANCE
+    again = rag.load_state(old)
+    assert again.sufficiency == SufficiencyModel.shipped() and again.acceptance == AcceptanceModel.shipped()
+    loaded = load(tmp_path / "program.json", search=FakeSearch([]))
+    assert loaded.sufficiency == SufficiencyModel.shipped() and loaded.acceptance == AcceptanceModel.shipped()
 
 
 def test_a_malformed_model_fails_in_one_line_naming_the_file(tmp_path):

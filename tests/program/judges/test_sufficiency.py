@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from program.judges.sufficiency import FEATURES, SufficiencyModel, default_model, features
+from program.judges.sufficiency import FEATURES, SufficiencyModel, features
 from program.signals import Signals
 from program.thresholds import Thresholds
 
@@ -55,6 +55,6 @@ def test_a_malformed_model_is_refused(bad):
 
 
 def test_the_shipped_default_loads_and_reads_every_feature():
-    model = default_model()
+    model = SufficiencyModel.shipped()
     assert set(model.features) <= set(FEATURES)
     assert 0.0 < model.probability(features(signals(), T, round=0)) < 1.0
