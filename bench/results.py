@@ -60,7 +60,7 @@ _STATES = {"hotpotqa": "hotpotqa", "musique": "{shared}/musique/questions.jsonl"
            "clapnq": "{shared}/clapnq/questions.jsonl", "aws_docs": "aws_docs"}
 
 # the learned release's leave-one-corpus-out runs: each corpus's dev questions (HotpotQA's outside smoke)
-# the issue's fold sizes: HotpotQA's first 130 dev questions hold 100 outside the smoke set, which
+# the folds' sizes: HotpotQA's first 130 dev questions hold 100 outside the smoke set, which
 # bench/loco_release.py leaves out
 _RELEASE = {"hotpotqa": ("--split", "dev", "--web", "none", "--limit", "130"),
             "musique": ("--dataset", "{shared}/musique/questions.jsonl", "--collection", "musique", "--split", "dev",
