@@ -37,7 +37,9 @@ def _numeric(annotation) -> bool:
     return annotation in NUMERIC or bool(kinds) and kinds <= set(NUMERIC)
 
 
-METRICS = tuple(name for name, field in Scorecard.model_fields.items() if _numeric(field.annotation))
+# subtle: draft_right is the acceptance refit's label (withheld drafts included), not a score of what was given
+METRICS = tuple(name for name, field in Scorecard.model_fields.items()
+                if _numeric(field.annotation) and name != "draft_right")
 # the quality metrics shown per slice; the cost ones (tokens, calls, dollars) only overall
 MAIN = tuple(m for m in ("composite", "exact_match", "f1", "evidence_recall", "answer_in_evidence", "citation_recall",
                         "citation_precision") if m in METRICS)
