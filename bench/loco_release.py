@@ -8,7 +8,7 @@ corpus. For each corpus in turn, the acceptance model (`optimize.judges.acceptan
 when P(right) > cost / (1 + cost), or with `--max-wrong-rate` when P(right) reaches the threshold conformal
 risk control picks on the other corpora's answers, and withholds it otherwise (`program.gate.decide_release`). The release
 needs no LM and comes last in the loop, so applying it to the recorded answers is what the learned
-gate would have returned. Per held-out corpus it writes the model's AUROC and ECE on the drafts,
+gate would have returned (`optimize.judges.release_replay`). Per held-out corpus it writes the model's AUROC and ECE on the drafts,
 and right, wrong and abstained for single pass, the rule gate and the learned gate, with net right
 (+1, -1, 0), its paired 95% interval against single pass, p50 seconds and LM calls a question, the
 wrong rate among the learned gate's answers, and the bars it is held to. A HotpotQA run (its
@@ -31,31 +31,12 @@ from metrics.calibration import auroc, expected_calibration_error  # noqa: E402
 from optimize.eval.hotpotqa import load_hotpotqa  # noqa: E402
 from optimize.eval.records import Record, RecordLog  # noqa: E402
 from optimize.eval.stats import paired_delta_ci, percentile  # noqa: E402
-from optimize.judges.acceptance_fit import draft_label, fit_acceptance, rows  # noqa: E402
+from optimize.judges.acceptance_fit import fit_acceptance, rows  # noqa: E402
+from optimize.judges.release_replay import gives, released  # noqa: E402
 from program.base.settings import Settings  # noqa: E402
-from program.gate import decide_release  # noqa: E402
 from program.thresholds import Thresholds  # noqa: E402
 
 SYSTEMS = ("single_pass", "gated", "learned")
-
-
-def gives(record: Record, model, t: Thresholds) -> bool:
-    """Whether the learned gate with `model` gives the record's final draft; a record with no labelled
-    draft keeps what it did."""
-    if draft_label(record) is None:
-        return record.result is not None and not record.result.abstained
-    return decide_release(model.probability(record.result.trace.draft_checks), t, model.threshold).action == "answer"
-
-
-def released(record: Record, given: bool) -> float:
-    """The record's net right once the release has weighed its draft: right or wrong when given; when
-    withheld, 0, or 1 on an unanswerable question, where abstaining is right."""
-    label = draft_label(record)
-    if label is None:
-        return record.scores.net_right or 0.0
-    if given:
-        return 1.0 if label else -1.0
-    return 0.0 if record.answerable else 1.0
 
 
 def fold(train: list[Record], test: dict[str, list[Record]], t: Thresholds, max_wrong_rate: float | None) -> dict:

@@ -189,7 +189,7 @@ def _overrides(args: argparse.Namespace) -> dict:
     flags = {k: getattr(args, k) for k in ("dataset", "val_split", "report_split", "optimizer", "teacher_model",
                                            "train_limit", "select_limit", "report_limit", "threshold_trials",
                                            "latency_weight", "latency_budget_s", "report_rejected", "single_pass", "seed_page",
-                                           "link_trials")}
+                                           "link_trials", "max_wrong_rate")}
     if args.site is not None:
         flags["site"] = args.site.resolve()  # the run's hash and a resume from elsewhere see one folder
     return flags | ({"caps": caps} if caps else {})

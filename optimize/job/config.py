@@ -72,6 +72,9 @@ class OptimizeConfig(BaseModel):
     seed_page: str | None = Field(None, description="the page in `site` each question's walk starts from; {top} "
                                   "stands for the first folder of its gold source")
     link_trials: int = Field(200, ge=0, description="link-weight trials, walked offline from each question's seed page")
+    max_wrong_rate: float | None = Field(None, gt=0.0, lt=1.0, description="with the learned release, answer only "
+                                         "where the wrong rate among answers stays at most this, by conformal risk "
+                                         "control on the select questions' held-out P(right)")
     latency_weight: float = Field(0.3, ge=0, description="trade-off when choosing the operating point on the Pareto front")
     latency_budget_s: float | None = Field(None, gt=0, description="if set, the best quality under this p50 wins instead")
     time_limit_s: float = Field(150.0, gt=0, description="per question; the loop then answers with its draft")
@@ -87,7 +90,7 @@ class OptimizeConfig(BaseModel):
         unset |= {"model"} if self.model == DEFAULT_LOCAL_MODEL else set()
         unset |= set() if self.report_rejected else {"report_rejected"}
         unset |= {"single_pass"} if self.single_pass else set()
-        unset |= {k for k in ("site", "seed_page") if getattr(self, k) is None}
+        unset |= {k for k in ("site", "seed_page", "max_wrong_rate") if getattr(self, k) is None}
         unset |= set() if has_site(self.dataset, self.site) else {"link_trials"}
         digest = hashlib.sha256(self.model_dump_json(exclude=unset).encode()).hexdigest()[:8]
         dataset = "" if hotpotqa else f"{Path(self.dataset).stem}-"

@@ -47,6 +47,7 @@ from pathlib import Path
 
 import dspy
 from pydantic import BaseModel
+from tqdm import tqdm
 
 from metrics import (
     CompositeMetric,
@@ -71,6 +72,7 @@ from optimize.eval.tracking import EvalTracking, tracking_uri
 from optimize.job.budget import SpendingGuard
 from optimize.job.config import OptimizeConfig
 from optimize.job.cross_validation import FOLDS, cross_validate
+from optimize.job.judges_refit import acceptance_rows, judge_refit, judge_release, release_threshold
 from optimize.job.keep_rule import Verdict, best, judge_candidate
 from optimize.job.mlflow_model import log_program_model
 from optimize.job.pareto_plot import plot_front
@@ -83,6 +85,7 @@ from optimize.job.threshold_search import (
     replay_objective,
     search_thresholds,
 )
+from optimize.judges.rollout import roll_out
 from optimize.links.link_search import LinkFit
 from optimize.links.seeds import has_site, seed_page
 from optimize.links.site_fit import fit_table, fit_to_site, labelled
@@ -115,6 +118,7 @@ COMPARISON = "compiled_vs_uncompiled.md"
 CANDIDATE = "prompts_candidate.json"  # the best prompt candidate, when it did not ship
 COMPILED = "compiled"
 LINKS = "links"  # the link weights' fit, when the dataset has a site
+JUDGED = "judged.json"  # the program after the judges phase: its refitted models and its release
 REJECTED = "rejected"  # the compiled candidate kept out, run on the report questions with `report_rejected`
 
 
@@ -124,6 +128,9 @@ class Decisions(BaseModel):
     prompts_system: str = UNCOMPILED  # the select run whose recording the threshold search replays
     thresholds: Verdict | None = None
     links: Verdict | None = None  # the link weights, fitted only when the dataset has a site
+    sufficiency: Verdict | None = None  # the judges' refits and the release: `optimize.job.judges_refit`
+    acceptance: Verdict | None = None
+    release: Verdict | None = None
     replay: dict[str, float] = {}
 
 
@@ -135,7 +142,8 @@ class Outcome:
 
     def __str__(self) -> str:
         d = self.decisions
-        lines = [v.line for v in (d.prompts, d.thresholds, d.links) if v is not None]
+        lines = [v.line for v in (d.prompts, d.thresholds, d.links, d.sufficiency, d.acceptance, d.release)
+                 if v is not None]
         return "\n".join([*lines, "", self.table, "", *map(worth, self.summary.against)])
 
 
@@ -189,12 +197,13 @@ class Job:
         compiled = prompts.deepcopy()
         compiled.thresholds = self._thresholds(prompts, sets.select, state, decisions)
         compiled.thresholds = self._links(compiled.thresholds, sets, state, decisions)
+        compiled = self._judges(compiled, sets, state, decisions)
         compiled.compiled_with = self.config.model
         _save(compiled, self.folder / PROGRAM)
         _seed_records(self.folder / "eval_baseline", self.folder / "eval")  # the baseline is not run twice
-        # subtle: with nothing shipped the compiled program is the uncompiled one: running it again
-        # would only measure the LM's timing noise, at the price of a whole report run
-        shipped = decisions.prompts.ships or decisions.thresholds.ships
+        # subtle: with nothing shipped that answers differently, the compiled program is the uncompiled one:
+        # running it again would only measure the LM's timing noise, at the price of a whole report run
+        shipped = decisions.prompts.ships or decisions.thresholds.ships or _judged(decisions, compiled)
         rejected = None if shipped or not self.config.report_rejected else self._rejected(uncompiled)
         systems = baselines | ({COMPILED: compiled} if shipped else {}) | (
             {REJECTED: rejected} if rejected is not None else {})
@@ -345,6 +354,44 @@ class Job:
             state.finish("links", self.folder)
         return thresholds.model_copy(update=fit.chosen) if fit.ships else thresholds
 
+    def _judges(self, program: GatedRAG, sets: JobSets, state: JobState, decisions: Decisions) -> GatedRAG:
+        """The learned judges refitted to the user's labels, and the release chosen (`optimize.job.judges_refit`):
+        `sufficiency` on the train and select questions' retrieval-only rollouts (no LM), then the program
+        with the learned release run for real on the select questions, whose final drafts refit
+        `acceptance` and replay the release against the program's own."""
+        path = self.folder / JUDGED
+        if "judges" in state.done:
+            return loading.apply_state(program.deepcopy(), loading.read_state(path), str(path))
+        judged = program.deepcopy()
+        states = [s for example in tqdm(sets.train + sets.select, desc="rollouts", unit="question",
+                                        disable=not self.progress)
+                  for s in roll_out(program, example, program.thresholds.max_iterations)]
+        fit = judge_refit("sufficiency", program.sufficiency, [s.features for s in states],
+                          [s.sufficient for s in states], [s.qid for s in states], f"{len(states)} states of this job")
+        judged.sufficiency, decisions.sufficiency = fit.model, fit.verdict
+        learned = judged.deepcopy()
+        learned.thresholds = learned.thresholds.model_copy(update={"release": "learned"})
+        ran = self._select_run(learned, "learned", sets.select)
+        drafted, rows, rights = acceptance_rows(ran)
+        fit = judge_refit("acceptance", program.acceptance, rows, rights, [r.qid for r in drafted],
+                          f"{len(rows)} drafts of this job")
+        threshold = release_threshold(fit.held_out.tolist(), rights, self.config.max_wrong_rate)
+        model = fit.model.model_copy(update={"threshold": threshold, "max_wrong_rate": self.config.max_wrong_rate})
+        p_right = {r.qid: float(p) for r, p in zip(drafted, fit.held_out)}
+        current = "thresholds-chosen" if decisions.thresholds.ships else decisions.prompts_system
+        decisions.acceptance = fit.verdict
+        decisions.release = judge_release(self._select_records(current), ran, p_right, model, program.thresholds)
+        judged.acceptance = model if fit.verdict.ships or decisions.release.ships or threshold is not None else judged.acceptance
+        judged.thresholds = learned.thresholds if decisions.release.ships else judged.thresholds
+        for verdict in (decisions.sufficiency, decisions.acceptance, decisions.release):
+            print(verdict.line, file=sys.stderr)
+        _save(judged, path)
+        write_atomic(self.folder / DECISIONS, decisions.model_dump_json(indent=2))
+        self.tracking.log_metrics({f"{v.component}.shipped": float(v.ships) for v in
+                                   (decisions.sufficiency, decisions.acceptance, decisions.release)}, step=1)
+        state.finish("judges", self.folder)
+        return judged
+
     def _judge_thresholds(self, program: GatedRAG, chosen: Thresholds, chosen_replay: list[Replayed], select,
                           recorded: list[Record], decisions: Decisions) -> Verdict:
         """The chosen point, run for real on the select questions: the fidelity of its replay
@@ -487,6 +534,15 @@ class Job:
 
     def _weights(self) -> CompositeWeights:
         return CompositeWeights(latency_budget_s=self.config.time_limit_s / 2)
+
+
+def _judged(decisions: Decisions, compiled: GatedRAG) -> bool:
+    """Whether the judges phase shipped something that changes answers: the learned release, or a
+    refitted acceptance model that an already learned release reads; a refitted sufficiency model
+    alone changes only the numbers the trace reports under the rule release."""
+    learned = compiled.thresholds.release == "learned"
+    return any(v is not None and v.ships and (v.component == "release" or learned)
+               for v in (decisions.sufficiency, decisions.acceptance, decisions.release))
 
 
 def _sparse(replay: dict[str, float], current: Thresholds, chosen: Thresholds) -> str:

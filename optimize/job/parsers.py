@@ -41,6 +41,9 @@ def add_parsers(sub, positive_int) -> None:
     run.add_argument("--link-trials", type=int, help="link-weight trials (0: leave the link weights as they are)")
     run.add_argument("--latency-weight", type=float, help="how much latency counts when choosing on the Pareto front")
     run.add_argument("--latency-budget-s", type=float, help="choose the best quality within this latency instead")
+    run.add_argument("--max-wrong-rate", type=float, metavar="A", help="answer only where the wrong rate among answers "
+                     "stays at most A on questions like the select ones (conformal risk control); ships with the "
+                     "learned release when it beats the program's own")
     run.add_argument("--max-lm-calls", type=positive_int)
     run.add_argument("--max-tokens", type=positive_int)
     run.add_argument("--max-dollars", type=float)

@@ -86,7 +86,10 @@ def test_the_job_writes_a_compiled_program_and_a_rerun_redoes_nothing(tmp_path, 
     assert (folder / "pareto_front.png").stat().st_size > 0 and (folder / "eval" / "report.html").exists()
     # the report links the baseline's traces, seeded from its eval, not logged a second time
     assert (folder / "eval" / TRACES).read_text() == (folder / "eval_baseline" / TRACES).read_text() != ""
-    assert JobState.read(folder).done == ["prompts", "thresholds", "done"]
+    assert JobState.read(folder).done == ["prompts", "thresholds", "judges", "done"]
+    # the judges phase says what it kept, and the program it wrote carries the models it chose
+    assert "sufficiency: " in err and "acceptance: " in err and "release: " in err
+    assert state["sufficiency"]["features"] and state["acceptance"]["features"]
     decisions = Decisions.model_validate_json((folder / DECISIONS).read_text())
     assert decisions.replay["trials"] == 4 and decisions.replay["fidelity_current"] == 1.0
     assert decisions.prompts.line in err and decisions.thresholds.line in err
@@ -102,7 +105,7 @@ def test_the_job_writes_a_compiled_program_and_a_rerun_redoes_nothing(tmp_path, 
     monkeypatch.setattr(job_module, "log_program_model", lambda *args: pytest.fail("a finished job logged its model again"))
     _, rerun, _ = run_job(tmp_path, again)
     assert again.history == [] and rerun.table == outcome.table
-    assert "resuming job run: done prompts, thresholds, done" in capsys.readouterr().err
+    assert "resuming job run: done prompts, thresholds, judges, done" in capsys.readouterr().err
 
 
 def test_a_better_candidate_ships_and_the_report_pairs_it_with_the_uncompiled_program(tmp_path, monkeypatch):
@@ -336,7 +339,7 @@ def test_a_dataset_with_a_site_gets_its_link_weights_fitted_and_the_program_carr
     assert links.ships and links.line.startswith("link weights: shipping the searched weights")
     assert "on the 2 held-out questions, reach 1.000 with the searched weights against 0.000" in links.line
     assert links.line in capsys.readouterr().err and links.line in str(outcome)
-    assert JobState.read(folder).done == ["prompts", "thresholds", "links", "done"]
+    assert JobState.read(folder).done == ["prompts", "thresholds", "links", "judges", "done"]
     fit = json.loads((folder / "links" / "link_fit.json").read_text())
     written = json.loads((folder / PROGRAM).read_text())["thresholds"]
     assert {k: written[k] for k in fit["chosen"]} == fit["chosen"] != {k: getattr(BLIND, k) for k in fit["chosen"]}

@@ -1,0 +1,34 @@
+"""What the learned release would have returned on a recorded answer, with no LM.
+
+The release (`program.gate.decide_release`) is the loop's last step and reads only the final
+draft's checks (`Trace.draft_checks`), so applying it to a record of the `learned` system with
+another acceptance model, or another threshold, is what that program would have returned. A record
+with no labelled draft (`optimize.judges.acceptance_fit.draft_label`) keeps what it did. Used by the
+optimize job's release phase and by `bench/loco_release.py`. This module reads no files.
+"""
+
+from __future__ import annotations
+
+from optimize.eval.records import Record
+from optimize.judges.acceptance_fit import draft_label
+from program.gate import decide_release
+from program.judges.acceptance import AcceptanceModel
+from program.thresholds import Thresholds
+
+
+def gives(record: Record, model: AcceptanceModel, t: Thresholds) -> bool:
+    """Whether the learned release with `model` gives the record's final draft."""
+    if draft_label(record) is None:
+        return record.result is not None and not record.result.abstained
+    return decide_release(model.probability(record.result.trace.draft_checks), t, model.threshold).action == "answer"
+
+
+def released(record: Record, given: bool) -> float:
+    """The record's net right once the release has weighed its draft: right or wrong when given; when
+    withheld, 0, or 1 on an unanswerable question, where abstaining is right."""
+    label = draft_label(record)
+    if label is None:
+        return record.scores.net_right or 0.0
+    if given:
+        return 1.0 if label else -1.0
+    return 0.0 if record.answerable else 1.0
