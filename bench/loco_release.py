@@ -28,7 +28,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # this checkout's packages, not an installed copy
 
 from metrics.calibration import auroc, expected_calibration_error  # noqa: E402
-from optimize.eval.hotpotqa import load_hotpotqa  # noqa: E402
+from optimize.eval.hotpotqa import smoke_qids  # noqa: E402
 from optimize.eval.records import Record, RecordLog  # noqa: E402
 from optimize.eval.stats import paired_delta_ci, percentile  # noqa: E402
 from optimize.judges.acceptance_fit import fit_acceptance, rows  # noqa: E402
@@ -72,7 +72,7 @@ def outside_smoke(folder: Path) -> list[Record]:
     records = RecordLog(folder / "results.jsonl").read()
     if json.loads((folder / "config.json").read_text(encoding="utf-8")).get("dataset") != "hotpotqa":
         return records
-    smoke = {example.qid for example in load_hotpotqa(Settings(), "smoke")}
+    smoke = smoke_qids(Settings())
     return [r for r in records if r.qid not in smoke]
 
 

@@ -66,6 +66,11 @@ def load_hotpotqa(settings: Settings, split: str) -> list[dspy.Example]:
     return _train(settings) if split == "train" else _dev(settings, split)
 
 
+def smoke_qids(settings: Settings) -> set[str]:
+    """The smoke questions' ids: the quick job's report split, which no shipped model is fitted on."""
+    return {example.qid for example in load_hotpotqa(settings, "smoke")}
+
+
 def _dev(settings: Settings, split: str) -> list[dspy.Example]:
     splits = _checked(_Splits, read_json(data_file(settings, SPLITS), DatasetFileError), data_file(settings, SPLITS))
     types = {r.id: r.type for r in _records(settings, DEV_OFFICIAL)}

@@ -15,7 +15,12 @@
    Then, when the dataset has a site (`aws_docs`, or `--site` and `--seed`), the link score's
    weights: walked offline from each train and select question's seed page (`optimize.links`),
    shipped only if their cross-validated gain in reach holds, and checked on the report questions.
-4. Report: compiled against uncompiled on the report questions, which no phase trained or
+4. Judges: `sufficiency` refitted on the train and select questions' retrieval-only rollouts (no
+   LM), then the program with the learned release run on the select questions, whose final drafts
+   refit `acceptance`; each refit starts from the program's model as its prior and ships only if it
+   beats it on held-out questions, and the learned release ships only if, replayed with held-out
+   P(right), its net right beats the program's own release there (`optimize.job.judges_refit`).
+5. Report: compiled against uncompiled on the report questions, which no phase trained or
    selected on, with paired bootstrap intervals on each difference (`compiled_vs_uncompiled.md`),
    and each against single pass.
    When nothing shipped, the uncompiled program's report stands alone; with `report_rejected`

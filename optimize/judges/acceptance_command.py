@@ -7,7 +7,8 @@ attaches the model to `--program` (default: the uncompiled program) and writes t
 (default: `program.json` in the first run's folder); with `--model-only`, the model's JSON alone, the
 form of the shipped default. With `--max-wrong-rate`, the release threshold is chosen by conformal risk control
 on out-of-fold probabilities. It prints the out-of-fold AUROC, and what the release gives on these
-answers out of fold. The test split is refused. This module runs no LM.
+answers out of fold. The test split is refused, and a HotpotQA run's smoke questions are left out:
+they are the quick job's report split. This module runs no LM.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ import argparse
 from metrics.calibration import auroc
 from optimize.eval.command import run_folder
 from optimize.eval.evaluate import RESULTS
+from optimize.eval.hotpotqa import smoke_qids
 from optimize.eval.records import RecordLog
 from optimize.eval.run_config import EvalConfig
 from optimize.durable import write_atomic
@@ -32,7 +34,7 @@ def fit_acceptance_command(args: argparse.Namespace) -> int:
     folders = [run_folder(settings, name) for name in args.runs]
     if test := [f.name for f in folders if EvalConfig.model_validate_json((f / "config.json").read_bytes()).split == "test"]:
         raise UsageError(f"{test[0]} ran the test split, which is for final reports only: fit on dev, smoke or train")
-    found = [row for f in folders for row in rows([r for r in RecordLog(f / RESULTS).read() if r.system == args.system])]
+    found = [row for f in folders for row in rows(_fitted_records(settings, f, args.system))]
     about = f"{len(found)} {args.system} answers of {', '.join(f.name for f in folders)}"
     try:
         model = fit_acceptance(found, about, args.max_wrong_rate)
@@ -49,6 +51,15 @@ def fit_acceptance_command(args: argparse.Namespace) -> int:
     save_program(program, out)
     print(f"acceptance model fitted on {model.fitted_on}; program with it: {out}")
     return 0
+
+
+def _fitted_records(settings, folder, system: str) -> list:
+    """The run's records of `system`; a HotpotQA run's without its smoke questions, the quick job's report split."""
+    records = [r for r in RecordLog(folder / RESULTS).read() if r.system == system]
+    if EvalConfig.model_validate_json((folder / "config.json").read_bytes()).dataset != "hotpotqa":
+        return records
+    smoke = smoke_qids(settings)
+    return [r for r in records if r.qid not in smoke]
 
 
 def _report(found, model) -> str:
