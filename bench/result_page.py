@@ -36,6 +36,12 @@ def _one(read: Callable[[Path], str | None]) -> Callable[[dict[str, Path]], str 
     return lambda found: next((text for folder in found.values() if (text := read(folder))), None)
 
 
+def _job_and_answers(found: dict[str, Path]) -> str | None:
+    texts = [text for folder in found.values() for text in (tables.job_outcome(folder), tables.job_answers(folder))
+             if text]
+    return "\n\n".join(texts) or None
+
+
 SECTIONS = (
     Section("The gate on four corpora", tuple(CORPORA), (
         "Each corpus's questions answered by the gated loop and by single pass (retrieve once, answer once) under "
@@ -46,6 +52,11 @@ SECTIONS = (
         "What `python -m optimize` decided with the quick preset: whether the prompts and thresholds ship and why, "
         "and the program against the uncompiled one on the report questions. A finished job prints its stored "
         "outcome when run again; remove its run folder to measure it afresh."), _one(tables.job_outcome)),
+    Section("The job on ClapNQ, its wrong rate bounded", ("job-clapnq",), (
+        "`python -m optimize` on ClapNQ (half its questions unanswerable) with `--max-wrong-rate 0.2`: what the "
+        "phases decided, the judges' refits and the release included, then the report questions, which no phase "
+        "saw, system by system. Wrong / answered is the rate the bound is for."),
+        _job_and_answers),
     Section("The reader with the gold shown", ("gold_reader",), (
         "Both systems on MuSiQue with every question's gold passages placed first in every search, so retrieval "
         "cannot be what fails: where answers stay wrong, the LM is the limit."), _one(tables.gold_reader_table)),

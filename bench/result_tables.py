@@ -98,6 +98,25 @@ def job_outcome(folder: Path) -> str | None:
     return "\n".join(line if line.startswith("|") or not line.strip() else f"- {line}" for line in lines[1:])
 
 
+def job_answers(folder: Path) -> str | None:
+    """The job's report run, system by system: right, wrong and abstained, the wrong rate among the
+    answers given (what `--max-wrong-rate` bounds) and net right, from the report's summary.json."""
+    path = folder / "output.txt"
+    report = next((line.split(": ", 1)[1] for line in path.read_text(encoding="utf-8").splitlines()
+                   if line.startswith("report: ")), None) if path.is_file() else None
+    summary = Path(report).parent / "summary.json" if report else None
+    if summary is None or not summary.is_file():
+        return None
+    rows = [[s["system"], *_outcomes(s)[:3], _wrong_rate(s), _outcomes(s)[3]]
+            for s in json.loads(summary.read_text(encoding="utf-8"))["systems"]]
+    return markdown_table(["system", "right", "wrong", "abstained", "wrong / answered", "net right"], rows)
+
+
+def _wrong_rate(system: dict) -> str:
+    points = (system.get("risk_coverage") or {}).get("points") or []
+    return number(points[-1][1], 2) if points else NONE
+
+
 def loco_table(folder: Path) -> str | None:
     """The leave-one-corpus-out table as `bench/loco.py` wrote it."""
     path = folder / "loco" / "loco.md"

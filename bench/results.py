@@ -85,6 +85,8 @@ KINDS = {kind.name: kind for kind in (
     Kind("corpus-aws_docs", (("-m", "program", "index", "--corpus", "aws_docs"),
                              _eval("--dataset", "aws_docs", "--split", "dev", "--web", "none"))),
     Kind("job", (("-m", "optimize"),)),
+    Kind("job-clapnq", (_ingest("clapnq"), ("-m", "optimize", "--dataset", "{shared}/clapnq/questions.jsonl",
+                                                "--collection", "clapnq", "--max-wrong-rate", "0.2"))),
     Kind("gold_reader", (_ingest("musique"), ("bench/gold_reader.py", "--dataset", "{shared}/musique/questions.jsonl",
                          "--collection", "musique", "--split", "dev", "--limit", "40",
                          "--out", "{folder}/gold_reader.jsonl"))),

@@ -79,3 +79,16 @@ def test_right_wrong_and_net_right_are_read_where_the_summary_records_them(tmp_p
     summary["systems"][0]["metrics"]["net_right"] = net
     rows = result_tables.corpus_rows("MuSiQue", summary)
     assert rows[0][3:7] == ["5", "14", "21", "-0.225"] and rows[1][3:7] == ["—", "—", "—", "—"]
+
+
+def test_the_jobs_report_table_gives_the_wrong_rate_among_answers_from_the_report_it_names(tmp_path):
+    counts = {"gated": {"outcomes": {"right": 20, "wrong": 4, "abstained": 16},
+                        "risk_coverage": {"points": [[0.5, 0.0], [0.6, 0.167]], "coverage": 0.6, "aurc": 0.1}}}
+    (tmp_path / "job" / "eval").mkdir(parents=True)
+    (tmp_path / "job" / "eval" / "summary.json").write_text(musique_summary(**counts))
+    folder = run_folder(tmp_path, "job-clapnq", "t", files={"output.txt": (
+        f"outcome of job j:\nrelease: shipping the learned release\n\nreport: {tmp_path}/job/eval/report.html\n")})
+    table = result_tables.job_answers(folder)
+    assert "| gated | 20 | 4 | 16 | 0.17 |" in table and "| single_pass | — | — | — | — |" in table
+    text = result_page.page({"job-clapnq": folder}, COMMANDS, results.shown)
+    assert "- release: shipping the learned release" in text and "| gated | 20 | 4 | 16 | 0.17 |" in text
