@@ -80,7 +80,7 @@ def judge_release(current: list[Record], learned: list[Record], p_right: dict[st
     ships = bool(questions) and gain.direction == 1
     numbers = (f"net right {np.mean(nets) if nets else 0.0:+.3f} against {np.mean(own) if own else 0.0:+.3f}, paired "
                f"gain {gain.mean:+.3f} [{gain.low:+.3f}, {gain.high:+.3f}] on {len(questions)} select questions, "
-               f"P(right) held out; it answers {sum(given)} of them)")
+               f"P(right) held out; it answers {sum(given)} of them")
     line = (f"release: shipping the learned release ({numbers})" if ships else
             f"release: keeping the program's release ({t.release}); the learned release did not beat it ({numbers})")
     return Verdict(component="release", candidate="the learned release", ships=ships, line=line)
