@@ -7,7 +7,12 @@ turn, the model is fitted on every state of the other corpora (all their non-tes
 measured on the held-out corpus's dev states (HotpotQA's dev outside smoke): AUROC (does a
 sufficient state score higher than an insufficient one?), ECE (does 0.7 mean 7 in 10?), the
 base rate and the counts. Beside the logistic regression it measures gradient-boosted trees
-constrained to rise with each coverage signal (`optimize.judges.fit.monotone_boosting`). Writes
+constrained to rise with each coverage signal (`optimize.judges.fit.monotone_boosting`). A second
+table says what expanding changes on each held-out corpus, which bounds what an expand-or-read
+policy can buy there: the questions whose evidence holds the answer at the first retrieval, those
+an expansion made sufficient, those it made insufficient again (trimming to the budget can push a
+gold passage out), and those the held-out model already calls sufficient (P >= 0.5) at the first
+retrieval, with how many of those are. Writes
 `loco.md` and `loco.json` to a run folder (default `<data dir>/runs/loco-<time>`) and prints the table.
 No LM is called.
 """
@@ -41,7 +46,21 @@ def fold(train: list[dict], test: list[dict], names: tuple[str, ...]) -> dict:
             "train_n": len(train), "auroc": auroc(logistic, list(map(bool, y))),
             "ece": expected_calibration_error(logistic, list(map(bool, y))),
             "boosted_auroc": auroc(boosted, list(map(bool, y))),
-            "boosted_ece": expected_calibration_error(boosted, list(map(bool, y)))}
+            "boosted_ece": expected_calibration_error(boosted, list(map(bool, y)))} | expanding(test, model, names)
+
+
+def expanding(test: list[dict], model, names: tuple[str, ...]) -> dict[str, int]:
+    """Per question, its states in round order: sufficient at the first, made so by an expansion, made
+    insufficient again by the last, and called sufficient at the first by `model`."""
+    by: dict[str, list[dict]] = {}
+    for row in sorted(test, key=lambda r: r["round"]):
+        by.setdefault(row["qid"], []).append(row)
+    firsts = [states[0] for states in by.values()]
+    sure = [row for row in firsts if model.probability({n: row["features"][n] for n in names}) >= 0.5]
+    return {"first_sufficient": sum(row["sufficient"] for row in firsts),
+            "gained": sum(not s[0]["sufficient"] and any(r["sufficient"] for r in s[1:]) for s in by.values()),
+            "lost": sum(s[0]["sufficient"] and not s[-1]["sufficient"] for s in by.values()),
+            "sure_first": len(sure), "sure_first_sufficient": sum(row["sufficient"] for row in sure)}
 
 
 def leave_one_out(rows: list[dict], names: tuple[str, ...]) -> dict[str, dict]:
@@ -59,6 +78,10 @@ def markdown(folds: dict[str, dict], names: tuple[str, ...]) -> str:
              "|---|---|---|---|---|---|---|---|"]
     lines += [f"| {c} | {f['n']} ({f['questions']}) | {f['base_rate']:.3f} | {num(f['auroc'])} | {num(f['ece'])} | "
               f"{num(f['boosted_auroc'])} | {num(f['boosted_ece'])} | {f['train_n']} |" for c, f in folds.items()]
+    lines += ["", "| held out | questions | sufficient at the first retrieval | made sufficient by an expansion | "
+              "made insufficient again | P >= 0.5 at the first (of them sufficient) |", "|---|---|---|---|---|---|"]
+    lines += [f"| {c} | {f['questions']} | {f['first_sufficient']} | {f['gained']} | {f['lost']} | "
+              f"{f['sure_first']} ({f['sure_first_sufficient']}) |" for c, f in folds.items()]
     return "\n".join(lines)
 
 

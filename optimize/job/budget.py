@@ -27,6 +27,7 @@ COMPLETION_TOKENS_PER_CALL = 90
 
 SINGLE_PASS = "single pass (report)"
 CHOSEN_THRESHOLDS = "chosen thresholds (select)"
+LEARNED_RELEASE = "learned release (select)"  # the judges phase: its drafts refit acceptance
 COMPILED_EVAL = "compiled eval (report)"  # or the candidate kept out, with `report_rejected`
 CONDITIONAL = (CHOSEN_THRESHOLDS, COMPILED_EVAL)  # run only when the replay's pick gains held out, or something ships
 
@@ -105,7 +106,7 @@ def estimate(config: OptimizeConfig, select_size: int, report_size: int, model: 
     candidates = config.demo_sets if config.optimizer == "labelled" else 1
     phases = {"baseline eval (report)": report_size} | ({SINGLE_PASS: report_size} if config.single_pass else {}) | {
         "prompt candidates (select)": select_size * (candidates + 1), CHOSEN_THRESHOLDS: select_size,
-        COMPILED_EVAL: report_size}
+        LEARNED_RELEASE: select_size, COMPILED_EVAL: report_size}
     calls = round(sum(phases.values()) * CALLS_PER_QUESTION)
     prompt, completion = calls * PROMPT_TOKENS_PER_CALL, calls * COMPLETION_TOKENS_PER_CALL
     return Estimate(phases=phases, lm_calls=calls, prompt_tokens=prompt, completion_tokens=completion,

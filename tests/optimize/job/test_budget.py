@@ -30,8 +30,8 @@ def test_estimate_counts_every_phase_and_prices_known_models():
     e = estimate(config, select_size=4, report_size=5, model="gpt-4o-mini")
     # the demo set and the uncompiled prompts run on select; replayed threshold trials cost nothing
     assert e.phases == {"baseline eval (report)": 5, "single pass (report)": 5, "prompt candidates (select)": 8,
-                        "chosen thresholds (select)": 4, "compiled eval (report)": 5}
-    assert e.lm_calls == round(27 * CALLS_PER_QUESTION) and e.dollars > 0
+                        "chosen thresholds (select)": 4, "learned release (select)": 4, "compiled eval (report)": 5}
+    assert e.lm_calls == round(31 * CALLS_PER_QUESTION) and e.dollars > 0
     assert estimate(config, 4, 4, "qwen2.5-coder-0.5b").dollars == 0.0
     assert "single pass (report)" not in estimate(load_config("quick", overrides={"single_pass": False}), 4, 5,
                                                   "gpt-4o-mini").phases
