@@ -380,6 +380,8 @@ class Job:
         drafted, rows, rights = acceptance_rows(ran)
         fit = judge_refit("acceptance", program.acceptance, rows, rights, [r.qid for r in drafted],
                           f"{len(rows)} drafts of this job")
+        # subtle: the threshold is picked on the probabilities the release is then replayed with, so the
+        # select questions flatter it; the report questions, which no phase saw, measure its wrong rate
         threshold = release_threshold(fit.held_out.tolist(), rights, self.config.max_wrong_rate)
         model = fit.model.model_copy(update={"threshold": threshold, "max_wrong_rate": self.config.max_wrong_rate})
         p_right = {r.qid: float(p) for r, p in zip(drafted, fit.held_out)}
