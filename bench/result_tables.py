@@ -92,10 +92,14 @@ def job_outcome(folder: Path) -> str | None:
     marker = text.find("outcome of job ")
     if marker < 0:
         return None
-    # subtle: the verdict lines are sentences and the report is a Markdown table; as printed, the
-    # sentences would run together into one paragraph
-    lines = text[marker:].strip().splitlines()
-    return "\n".join(line if line.startswith("|") or not line.strip() else f"- {line}" for line in lines[1:])
+    # subtle: the verdict lines are sentences, which Markdown would run together into one paragraph, and
+    # the comparison is a text table aligned with runs of spaces, which only a code block keeps aligned
+    lines = text[marker:].strip().splitlines()[1:]
+    aligned = [i for i, line in enumerate(lines) if "  " in line.strip()]
+    first, last = (aligned[0], aligned[-1]) if aligned else (len(lines), len(lines) - 1)
+    bullets = lambda part: [line if not line.strip() else f"- {line}" for line in part]  # noqa: E731
+    table = ["```", *lines[first:last + 1], "```"] if aligned else []
+    return "\n".join([*bullets(lines[:first]), *table, *bullets(lines[last + 1:])])
 
 
 def job_answers(folder: Path) -> str | None:

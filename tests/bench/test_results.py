@@ -92,3 +92,12 @@ def test_the_jobs_report_table_gives_the_wrong_rate_among_answers_from_the_repor
     assert "| gated | 20 | 4 | 16 | 0.17 |" in table and "| single_pass | — | — | — | — |" in table
     text = result_page.page({"job-clapnq": folder}, COMMANDS, results.shown)
     assert "- release: shipping the learned release" in text and "| gated | 20 | 4 | 16 | 0.17 |" in text
+
+
+def test_the_jobs_comparison_table_stays_aligned_in_a_code_block_between_its_sentences(tmp_path):
+    printed = ("outcome of job j:\nprompts: keeping the uncompiled prompts\n\nreport split: dev, 75 questions\n"
+               "metric   A   B\nf1       0.2 0.5\n\nbaseline against single_pass: F1 +0.068\n")
+    folder = run_folder(tmp_path, "job", "t", files={"output.txt": printed})
+    assert result_tables.job_outcome(folder) == (
+        "- prompts: keeping the uncompiled prompts\n\n- report split: dev, 75 questions\n```\nmetric   A   B\n"
+        "f1       0.2 0.5\n```\n\n- baseline against single_pass: F1 +0.068")

@@ -69,3 +69,11 @@ def test_a_target_wrong_rate_no_threshold_meets_answers_nothing():
     assert release_threshold([0.9, 0.8], [True, False], None) is None
 
 
+
+
+def test_a_release_that_ships_by_answering_nothing_says_so():
+    learned = [given(f"q{i}", False, "learned").model_copy(update={"answerable": False}) for i in range(20)]
+    current = [given(f"q{i}", False, "baseline") for i in range(20)]  # the rules answered each, wrongly
+    verdict = judge_release(current, learned, {r.qid: 0.1 for r in learned}, MODEL, Thresholds())
+    assert verdict.ships and verdict.line.endswith("it answers none of them: abstaining beat every draft the reader "
+                                                   "wrote here")
