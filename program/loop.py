@@ -108,7 +108,9 @@ class GatedRAG(dspy.Module):
         self.search = search
         self.web = web
         self.thresholds = thresholds or Thresholds()
-        self.sessions = sessions or SessionStore()  # recall(id) and record(id, turn); see program.sessions
+        # recall(id) and record(id, turn); see program.sessions. subtle: an empty store is falsy, and the
+        # configured one must not give way to a default while no session has started
+        self.sessions = sessions if sessions is not None else SessionStore()
         self.breadth = breadth  # follows links from a seed URL; see program.retrieval.breadth
         self.calibrator: ConfidenceCalibrator | None = None  # fitted by `python -m optimize calibrate`
         self.sufficiency: SufficiencyModel = SufficiencyModel.shipped()  # P(the evidence holds the answer): an acceptance feature

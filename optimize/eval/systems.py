@@ -1,4 +1,4 @@
-"""The systems an eval compares: the gated loop and its two baselines, over one index.
+"""The systems an eval compares: the gated loop, its learned-release variant and its two baselines, over one index.
 
 The baselines get the gated program's state (prompts, demos, thresholds), so a difference
 between them is the loop's doing, not a prompt's or a top-k's. This module builds programs;
@@ -26,7 +26,8 @@ def build_systems(settings: Settings, names: list[str], program_path: Path | Non
 
 
 def baseline(name: str, gated: GatedRAG) -> GatedRAG:
-    """The baseline `name` over the gated program's index, with its prompts, demos and thresholds."""
-    system = BASELINES[name](gated.search)
+    """The system `name` over the gated program's index, web, sessions and link follower, with its
+    prompts, demos and thresholds: the baselines read no web, but the learned gate does."""
+    system = BASELINES[name](gated.search, gated.web, sessions=gated.sessions, breadth=gated.breadth)
     system.load_state(gated.dump_state())
     return system

@@ -2,7 +2,7 @@
 
 from optimize.eval import systems
 from program.baselines import FixedHops, SinglePass
-from program.loop import GatedRAG
+from program.loop import GatedRAG, LearnedGate
 from program.thresholds import Thresholds
 from tests.conftest import FakeSearch
 
@@ -17,3 +17,12 @@ def test_baselines_share_the_gated_programs_search_and_thresholds(monkeypatch):
     for name in ("single_pass", "fixed_hops"):
         assert built[name].search is gated.search and built[name].thresholds.top_k == 7
         assert built[name].synthesize.signature.instructions == "compiled instructions"
+
+
+def test_the_learned_gate_searches_the_gated_programs_web(monkeypatch):
+    web = FakeSearch([])
+    gated = GatedRAG(FakeSearch([]), web)
+    monkeypatch.setattr(systems, "build_program", lambda settings, program_path: gated)
+    built = systems.build_systems(None, ["gated", "learned"], None)
+    assert isinstance(built["learned"], LearnedGate) and built["learned"].web is web
+    assert built["learned"].sessions is gated.sessions
