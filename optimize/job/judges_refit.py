@@ -81,7 +81,7 @@ def judge_release(current: list[Record], learned: list[Record], p_right: dict[st
     numbers = (f"net right {np.mean(nets) if nets else 0.0:+.3f} against {np.mean(own) if own else 0.0:+.3f}, paired "
                f"gain {gain.mean:+.3f} [{gain.low:+.3f}, {gain.high:+.3f}] on {len(questions)} select questions, "
                f"P(right) held out; it answers {sum(given)} of them")
-    none = "; it answers none of them: abstaining beat every draft the reader wrote here" if ships and not any(given) else ""
+    none = ": abstaining beat every draft the reader wrote here" if ships and not any(given) else ""
     line = (f"release: shipping the learned release ({numbers}){none}" if ships else
             f"release: keeping the program's release ({t.release}); the learned release did not beat it ({numbers})")
     return Verdict(component="release", candidate="the learned release", ships=ships, line=line)

@@ -75,5 +75,5 @@ def test_a_release_that_ships_by_answering_nothing_says_so():
     learned = [given(f"q{i}", False, "learned").model_copy(update={"answerable": False}) for i in range(20)]
     current = [given(f"q{i}", False, "baseline") for i in range(20)]  # the rules answered each, wrongly
     verdict = judge_release(current, learned, {r.qid: 0.1 for r in learned}, MODEL, Thresholds())
-    assert verdict.ships and verdict.line.endswith("it answers none of them: abstaining beat every draft the reader "
+    assert verdict.ships and verdict.line.endswith("it answers 0 of them): abstaining beat every draft the reader "
                                                    "wrote here")
