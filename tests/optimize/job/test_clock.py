@@ -13,7 +13,7 @@ def timed(system: str, seconds: float, n: int = 1) -> list[Record]:
 
 
 def clock(written: list[str]) -> JobClock:
-    """The quick preset's phases on 16 select and 30 report questions: 30 + 30 + 32 + 16 + 30."""
+    """The quick preset's phases on 16 select and 30 report questions: 30 + 30 + 32 + 16 + 16 + 30."""
     return JobClock(estimate(load_config("quick"), 16, 30, "qwen2.5-coder-0.5b").phases, write=written.append)
 
 
@@ -21,7 +21,8 @@ def test_the_plan_names_each_phase_with_its_questions_and_which_may_not_run():
     plan = clock([]).plan().splitlines()
     assert plan[1].split() == ["baseline", "eval", "(report)", "30"]
     assert plan[3].split() == ["prompt", "candidates", "(select)", "32"]
-    assert plan[4].split()[-3:] == ["up", "to", "16"] and plan[5].split()[-3:] == ["up", "to", "30"]
+    assert plan[4].split()[-3:] == ["up", "to", "16"] and plan[6].split()[-3:] == ["up", "to", "30"]
+    assert plan[5].split() == ["learned", "release", "(select)", "16"]  # the judges phase always runs it
 
 
 def test_the_estimate_comes_after_three_questions_and_again_once_single_pass_is_timed():
@@ -31,12 +32,12 @@ def test_the_estimate_comes_after_three_questions_and_again_once_single_pass_is_
         job.finished(record)
     assert written == []  # two questions are not yet a measure
     job.finished(timed("baseline", 18.0)[0])
-    # 135 left, single pass counted at the loop's 14 s until it is timed
-    assert written == ["time estimate on this machine: 14.0 s a question of the loop; the 135 questions left take "
-                       "at most ~32 min"]
+    # 151 left, single pass counted at the loop's 14 s until it is timed
+    assert written == ["time estimate on this machine: 14.0 s a question of the loop; the 151 questions left take "
+                       "at most ~35 min"]
     for record in [*timed("baseline", 14.0, 27), *timed("single_pass", 2.0, 3)]:
         job.finished(record)
-    # 78 loop questions at 14 s and 27 single-pass ones at 2 s
+    # 94 loop questions at 14 s and 27 single-pass ones at 2 s
     assert written[-1] == ("time estimate on this machine: 14.0 s a question of the loop, 2.0 s of single pass; "
-                           "the 105 questions left take at most ~19 min")
+                           "the 121 questions left take at most ~23 min")
     assert len(written) == 2
