@@ -107,6 +107,8 @@ from optimize.replay.replay_run import (
 from optimize.replay.workers import TrialPool
 from program.assembly import loading
 from program.base.settings import Settings
+from program.judges.acceptance import AcceptanceModel
+from program.judges.sufficiency import SufficiencyModel
 from program.loop import GatedRAG
 from program.thresholds import Thresholds
 
@@ -368,15 +370,33 @@ class Job:
         if "judges" in state.done:
             return loading.apply_state(program.deepcopy(), loading.read_state(path), str(path))
         judged = program.deepcopy()
+        judged.sufficiency = self._refit_sufficiency(program, sets, decisions)
+        judged.acceptance, judged.thresholds = self._release(judged, sets.select, decisions)
+        verdicts = (decisions.sufficiency, decisions.acceptance, decisions.release)
+        for verdict in verdicts:
+            print(verdict.line, file=sys.stderr)
+        _save(judged, path)
+        write_atomic(self.folder / DECISIONS, decisions.model_dump_json(indent=2))
+        self.tracking.log_metrics({f"{v.component}.shipped": float(v.ships) for v in verdicts}, step=1)
+        state.finish("judges", self.folder)
+        return judged
+
+    def _refit_sufficiency(self, program: GatedRAG, sets: JobSets, decisions: Decisions) -> SufficiencyModel:
         states = [s for example in tqdm(sets.train + sets.select, desc="rollouts", unit="question",
                                         disable=not self.progress)
                   for s in roll_out(program, example, program.thresholds.max_iterations)]
         fit = judge_refit("sufficiency", program.sufficiency, [s.features for s in states],
                           [s.sufficient for s in states], [s.qid for s in states], f"{len(states)} states of this job")
-        judged.sufficiency, decisions.sufficiency = fit.model, fit.verdict
-        learned = judged.deepcopy()
+        decisions.sufficiency = fit.verdict
+        return fit.model
+
+    def _release(self, program: GatedRAG, select: list[dspy.Example],
+                 decisions: Decisions) -> tuple[AcceptanceModel, Thresholds]:
+        """The acceptance model and the thresholds the program ships with: the learned release's when it
+        beats the program's own on the select questions, else the program's."""
+        learned = program.deepcopy()
         learned.thresholds = learned.thresholds.model_copy(update={"release": "learned"})
-        ran = self._select_run(learned, "learned", sets.select)
+        ran = self._select_run(learned, "learned", select)
         drafted, rows, rights = acceptance_rows(ran)
         fit = judge_refit("acceptance", program.acceptance, rows, rights, [r.qid for r in drafted],
                           f"{len(rows)} drafts of this job")
@@ -384,20 +404,14 @@ class Job:
         # select questions flatter it; the report questions, which no phase saw, measure its wrong rate
         threshold = release_threshold(fit.held_out.tolist(), rights, self.config.max_wrong_rate)
         model = fit.model.model_copy(update={"threshold": threshold, "max_wrong_rate": self.config.max_wrong_rate})
-        p_right = {r.qid: float(p) for r, p in zip(drafted, fit.held_out)}
         current = "thresholds-chosen" if decisions.thresholds.ships else decisions.prompts_system
         decisions.acceptance = fit.verdict
-        decisions.release = judge_release(self._select_records(current), ran, p_right, model, program.thresholds)
-        judged.acceptance = model if fit.verdict.ships or decisions.release.ships or threshold is not None else judged.acceptance
-        judged.thresholds = learned.thresholds if decisions.release.ships else judged.thresholds
-        for verdict in (decisions.sufficiency, decisions.acceptance, decisions.release):
-            print(verdict.line, file=sys.stderr)
-        _save(judged, path)
-        write_atomic(self.folder / DECISIONS, decisions.model_dump_json(indent=2))
-        self.tracking.log_metrics({f"{v.component}.shipped": float(v.ships) for v in
-                                   (decisions.sufficiency, decisions.acceptance, decisions.release)}, step=1)
-        state.finish("judges", self.folder)
-        return judged
+        decisions.release = judge_release(self._select_records(current), ran,
+                                          {r.qid: float(p) for r, p in zip(drafted, fit.held_out)}, model,
+                                          program.thresholds)
+        kept = fit.verdict.ships or decisions.release.ships or threshold is not None
+        return (model if kept else program.acceptance,
+                learned.thresholds if decisions.release.ships else program.thresholds)
 
     def _judge_thresholds(self, program: GatedRAG, chosen: Thresholds, chosen_replay: list[Replayed], select,
                           recorded: list[Record], decisions: Decisions) -> Verdict:

@@ -25,7 +25,7 @@ from optimize.eval.records import Record
 from optimize.eval.stats import paired_delta_ci
 from optimize.job.keep_rule import Verdict
 from optimize.judges.acceptance_fit import draft_label
-from optimize.judges.prior_fit import HeldOut, features, held_out, refit, row_losses
+from optimize.judges.prior_fit import HeldOut, features, held_out, probabilities, refit, row_losses
 from optimize.judges.release_replay import released
 from optimize.judges.risk_control import acceptance_threshold
 from program.gate import decide_release
@@ -51,7 +51,7 @@ def judge_refit(component: str, prior: LogisticModel, rows: list[dict[str, float
         line = (f"{component}: keeping the default model; {len(y)} labelled rows of {len(set(groups))} questions "
                 f"({kinds[0]} positive) are too few to refit on")
         return Refit(prior, Verdict(component=component, candidate="the refit", ships=False, line=line),
-                     _prior_only(prior, x))
+                     probabilities(prior, x))
     held = held_out(prior, x, y, groups)
     gain = _per_question_gain(held, y, groups)
     ships = gain.direction == 1
@@ -106,10 +106,6 @@ def _given(record: Record, p: float | None, t: Thresholds, threshold: float | No
     if p is None:  # no labelled draft: the loop's own ending stands
         return record.result is not None and not record.result.abstained
     return decide_release(p, t, threshold).action == "answer"
-
-
-def _prior_only(prior: LogisticModel, x: np.ndarray) -> np.ndarray:
-    return np.array([prior.probability(dict(zip(prior.features, row))) for row in x])
 
 
 def _per_question_gain(held: HeldOut, y: np.ndarray, groups: list[str]):

@@ -37,6 +37,11 @@ def features(model: LogisticModel, found: list[dict[str, float]]) -> np.ndarray:
                     dtype=float).reshape(len(found), len(model.features))
 
 
+def probabilities(model: LogisticModel, x: np.ndarray) -> np.ndarray:
+    """The model's P for each row of its feature matrix."""
+    return _apply(np.array([*model.weights, model.intercept]), model, x)
+
+
 def refit(prior: M, x: np.ndarray, y: np.ndarray, groups: list[str], fitted_on: str) -> M:
     """The prior refitted on (x, y), at the strength that scores best on held-out questions."""
     strength = min(STRENGTHS, key=lambda s: log_loss(held_out(prior, x, y, groups, s).refit, y))
@@ -50,7 +55,7 @@ def held_out(prior: LogisticModel, x: np.ndarray, y: np.ndarray, groups: list[st
              strength: float | None = None) -> HeldOut:
     """Cross-fitted over question folds: each row scored by a refit that did not see its question (at
     `strength`, or the strength the other folds pick), and by the prior."""
-    prior_p = _apply(np.array([*prior.weights, prior.intercept]), prior, x)
+    prior_p = probabilities(prior, x)
     refitted = prior_p.copy()  # subtle: with one question there is no fold to hold out, and the prior stands
     for train, test in _folds(groups):
         fitting = strength if strength is not None else min(
