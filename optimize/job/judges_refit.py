@@ -26,9 +26,8 @@ from optimize.eval.stats import paired_delta_ci
 from optimize.job.keep_rule import Verdict
 from optimize.judges.acceptance_fit import draft_label
 from optimize.judges.prior_fit import HeldOut, features, held_out, probabilities, refit, row_losses
-from optimize.judges.release_replay import released
+from optimize.judges.release_replay import given_at, released
 from optimize.judges.risk_control import acceptance_threshold
-from program.gate import decide_release
 from program.judges.acceptance import AcceptanceModel
 from program.judges.logistic import LogisticModel
 from program.thresholds import Thresholds
@@ -73,7 +72,7 @@ def judge_release(current: list[Record], learned: list[Record], p_right: dict[st
     mine, theirs = {r.qid: r for r in learned}, {r.qid: r for r in current}
     questions = sorted(set(mine) & set(theirs))
     learned_t = t.model_copy(update={"release": "learned"})
-    given = [_given(mine[q], p_right.get(q), learned_t, model.threshold) for q in questions]
+    given = [given_at(mine[q], p_right.get(q), learned_t, model.threshold) for q in questions]
     nets = [released(mine[q], g) for q, g in zip(questions, given)]
     own = [theirs[q].scores.net_right or 0.0 for q in questions]
     gain = paired_delta_ci(own, nets)
@@ -100,12 +99,6 @@ def acceptance_rows(records: list[Record]) -> tuple[list[Record], list[dict[str,
     """The records whose final draft was measured and labelled, their checks and their labels."""
     kept = [(r, label) for r in records if (label := draft_label(r)) is not None]
     return [r for r, _ in kept], [r.result.trace.draft_checks for r, _ in kept], [label for _, label in kept]
-
-
-def _given(record: Record, p: float | None, t: Thresholds, threshold: float | None) -> bool:
-    if p is None:  # no labelled draft: the loop's own ending stands
-        return record.result is not None and not record.result.abstained
-    return decide_release(p, t, threshold).action == "answer"
 
 
 def _per_question_gain(held: HeldOut, y: np.ndarray, groups: list[str]):

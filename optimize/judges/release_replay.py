@@ -18,9 +18,16 @@ from program.thresholds import Thresholds
 
 def gives(record: Record, model: AcceptanceModel, t: Thresholds) -> bool:
     """Whether the learned release with `model` gives the record's final draft."""
-    if draft_label(record) is None:
+    p = model.probability(record.result.trace.draft_checks) if draft_label(record) is not None else None
+    return given_at(record, p, t, model.threshold)
+
+
+def given_at(record: Record, p_right: float | None, t: Thresholds, threshold: float | None) -> bool:
+    """Whether the release gives the record's final draft at `p_right`; None (no labelled draft): the
+    loop's own ending stands."""
+    if p_right is None:
         return record.result is not None and not record.result.abstained
-    return decide_release(model.probability(record.result.trace.draft_checks), t, model.threshold).action == "answer"
+    return decide_release(p_right, t, threshold).action == "answer"
 
 
 def released(record: Record, given: bool) -> float:
