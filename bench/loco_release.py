@@ -31,8 +31,9 @@ from metrics.calibration import auroc, expected_calibration_error  # noqa: E402
 from optimize.eval.hotpotqa import smoke_qids  # noqa: E402
 from optimize.eval.records import Record, RecordLog  # noqa: E402
 from optimize.eval.stats import paired_delta_ci, percentile  # noqa: E402
-from optimize.judges.acceptance_fit import fit_acceptance, rows  # noqa: E402
-from optimize.judges.release_replay import gives, released  # noqa: E402
+from optimize.judges.acceptance_fit import draft_label, fit_acceptance, rows  # noqa: E402
+from optimize.judges.release_replay import given_at, gives, released  # noqa: E402
+from program.judges.acceptance import AcceptanceModel  # noqa: E402
 from program.base.settings import Settings  # noqa: E402
 from program.thresholds import Thresholds  # noqa: E402
 
@@ -50,8 +51,7 @@ def fold(train: list[Record], test: dict[str, list[Record]], t: Thresholds, max_
            "ece": expected_calibration_error(scored, rights), "systems": {}}
     for name in SYSTEMS:
         records = test[name]
-        out["systems"][name] = {"right": nets[name].count(1.0), "wrong": nets[name].count(-1.0),
-                                "abstained": nets[name].count(0.0), "net_right": sum(nets[name]) / len(nets[name]),
+        out["systems"][name] = _counts(nets[name]) | {
                                 "p50_s": percentile([r.seconds for r in records], 50),
                                 "lm_calls": sum(r.result.trace.resources.lm.calls for r in records if r.result)
                                 / len(records)}
@@ -60,11 +60,34 @@ def fold(train: list[Record], test: dict[str, list[Record]], t: Thresholds, max_
     answered = [net for net, g in zip(nets["learned"], given) if g]
     out["threshold"] = model.threshold
     out["wrong_rate_answered"] = answered.count(-1.0) / len(answered) if answered else None
+    out["any_threshold"] = any_threshold(test, model, t, out["systems"])
     return out
+
+
+def any_threshold(test: dict[str, list[Record]], model: AcceptanceModel, t: Thresholds, systems: dict) -> dict:
+    """What a release could give at any threshold on this model's ranking: the right drafts (the most any
+    release gives) and the span of thresholds at which it meets the bars on its answers (right, wrong,
+    the rule gate's net right). It tells a ranking that cannot meet them from a threshold that did not
+    transfer from the other corpora."""
+    learned = test["learned"]
+    scored = [model.probability(r.result.trace.draft_checks) if draft_label(r) is not None else None for r in learned]
+
+    def meets(threshold: float) -> bool:
+        counts = _counts([released(r, given_at(r, p, t, threshold)) for r, p in zip(learned, scored)])
+        return all(answer_bars(counts, systems["single_pass"], systems["gated"], len(learned)).values())
+
+    meeting = [p for p in sorted({p for p in scored if p is not None}) if meets(p)]
+    return {"right_drafts": sum(1 for r in learned if draft_label(r)),
+            "meeting": [meeting[0], meeting[-1]] if meeting else None}
 
 
 def _nets(records: list[Record]) -> list[float]:
     return [r.scores.net_right or 0.0 for r in records]
+
+
+def _counts(nets: list[float]) -> dict:
+    return {"right": nets.count(1.0), "wrong": nets.count(-1.0), "abstained": nets.count(0.0),
+            "net_right": sum(nets) / len(nets)}
 
 
 def outside_smoke(folder: Path) -> list[Record]:
@@ -83,12 +106,17 @@ def paired(records: list[Record]) -> dict[str, list[Record]]:
     return {name: [by[name][q] for q in shared] for name in SYSTEMS}
 
 
-def bars(f: dict, questions: int) -> dict[str, bool]:
-    s = f["systems"]
-    sp, rules, learned = s["single_pass"], s["gated"], s["learned"]
+def answer_bars(learned: dict, sp: dict, rules: dict, questions: int) -> dict[str, bool]:
+    """The bars on what the learned gate answers, from each system's counts."""
     return {"right >= single pass's (one fewer per 40)": learned["right"] >= sp["right"] - max(1, questions // 40),
             "wrong <= 70% of single pass's": learned["wrong"] <= 0.7 * sp["wrong"],
-            "net right >= the rule gate's": learned["net_right"] >= rules["net_right"],
+            "net right >= the rule gate's": learned["net_right"] >= rules["net_right"]}
+
+
+def bars(f: dict, questions: int) -> dict[str, bool]:
+    s = f["systems"]
+    sp, learned = s["single_pass"], s["learned"]
+    return answer_bars(learned, sp, s["gated"], questions) | {
             "net right interval vs single pass above 0": f["learned_vs_single_pass"]["low"] > 0,
             "p50 <= 1.5x single pass's": learned["p50_s"] <= 1.5 * sp["p50_s"],
             "<= 2 LM calls a question": learned["lm_calls"] <= 2.0}
@@ -117,7 +145,20 @@ def markdown(folds: dict[str, dict], cost: float, max_wrong_rate: float | None) 
         d = f["learned_vs_single_pass"]
         met = " | ".join("met" if ok else "missed" for ok in bars(f, f["questions"]).values())
         lines.append(f"| {corpus} | {d['net_right_delta']:+.3f} [{d['low']:+.3f}, {d['high']:+.3f}] | {met} |")
-    return "\n".join(lines)
+    return "\n".join(lines + ["", *any_threshold_table(folds, cost)])
+
+
+def any_threshold_table(folds: dict[str, dict], cost: float) -> list[str]:
+    lines = ["At any threshold on the same model's P(right): the right drafts are the most right answers a release can give (right abstentions aside); the "
+             "thresholds are the lowest and highest at which the learned gate's answers meet the first three bars.", "",
+             "| held out | single pass right | right drafts | thresholds meeting the answer bars | threshold used |",
+             "|---|---|---|---|---|"]
+    for corpus, f in folds.items():
+        a, used = f["any_threshold"], f["threshold"]
+        span = "none" if a["meeting"] is None else f"{a['meeting'][0]:.3f} to {a['meeting'][1]:.3f}"
+        lines.append(f"| {corpus} | {f['systems']['single_pass']['right']} | {a['right_drafts']} | {span} | "
+                     f"{f'> {cost / (1 + cost):.3f}, by cost' if used is None else f'{used:.3f}'} |")
+    return lines
 
 
 def main() -> None:
