@@ -11,7 +11,9 @@ needs no LM and comes last in the loop, so applying it to the recorded answers i
 gate would have returned (`optimize.judges.release_replay`). Per held-out corpus it writes the model's AUROC and ECE on the drafts,
 and right, wrong and abstained for single pass, the rule gate and the learned gate, with net right
 (+1, -1, 0), its paired 95% interval against single pass, p50 seconds and LM calls a question, the
-wrong rate among the learned gate's answers, and the bars it is held to. A HotpotQA run (its
+wrong rate among the learned gate's answers, and the bars it is held to; then, per corpus, the
+thresholds at which the answers would meet the bars on right, wrong and the rule gate's net right, if
+any. A HotpotQA run (its
 config's dataset `hotpotqa`) counts only its questions outside the smoke set, the quick job's report
 split. Writes `loco_release.md` and `.json` to a run folder (default
 `<data dir>/runs/loco-release-<time>`). No LM is called.
