@@ -2,21 +2,21 @@
 
     python bench/loco_release.py CORPUS=RUN... [--cost 1 | --max-wrong-rate A] [--out FOLDER]
 
-Each RUN is an eval run folder (`python -m optimize eval ... --systems gated,learned,single_pass`) of one
-corpus. For each corpus in turn, the acceptance model (`optimize.judges.acceptance_fit`) is fitted on the
-`learned` answers of the other corpora and applied to this one's: the learned release gives an answer
-when P(right) > cost / (1 + cost), or with `--max-wrong-rate` when P(right) reaches the threshold conformal
-risk control picks on the other corpora's answers, and withholds it otherwise (`program.gate.decide_release`). The release
-needs no LM and comes last in the loop, so applying it to the recorded answers is what the learned
-gate would have returned (`optimize.judges.release_replay`). Per held-out corpus it writes the model's AUROC and ECE on the drafts,
-and right, wrong and abstained for single pass, the rule gate and the learned gate, with net right
-(+1, -1, 0), its paired 95% interval against single pass, p50 seconds and LM calls a question, the
-wrong rate among the learned gate's answers, and the bars it is held to; then, per corpus, the
-thresholds at which the answers would meet the bars on right, wrong and the rule gate's net right, if
-any. A HotpotQA run (its
-config's dataset `hotpotqa`) counts only its questions outside the smoke set, the quick job's report
-split. Writes `loco_release.md` and `.json` to a run folder (default
-`<data dir>/runs/loco-release-<time>`). No LM is called.
+Each RUN is an eval run folder (`python -m optimize eval ... --systems gated,learned,single_pass`) of
+one corpus. For each corpus in turn, the acceptance model (`optimize.judges.acceptance_fit`) is fitted
+on the `learned` answers of the other corpora and applied to this one's: the learned release gives an
+answer when P(right) > cost / (1 + cost), or with `--max-wrong-rate` when P(right) reaches the threshold
+conformal risk control picks on the other corpora's answers, and withholds it otherwise
+(`program.gate.decide_release`). The release needs no LM and comes last in the loop, so applying it to
+the recorded answers is what the learned gate would have returned (`optimize.judges.release_replay`).
+Per held-out corpus it writes the model's AUROC and ECE on the drafts, and right, wrong and abstained
+for single pass, the rule gate and the learned gate, with net right (+1, -1, 0), its paired 95% interval
+against single pass, p50 seconds and LM calls a question, the wrong rate among the learned gate's
+answers, and the bars it is held to; then, per corpus, the thresholds at which the answers would meet
+the bars on right, wrong and the rule gate's net right, if any. A HotpotQA run (its config's dataset
+`hotpotqa`) counts only its questions outside the smoke set, the quick job's report split. Writes
+`loco_release.md` and `.json` to a run folder (default `<data dir>/runs/loco-release-<time>`). No LM is
+called.
 """
 
 from __future__ import annotations
