@@ -30,7 +30,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # this checkout's packages, not an installed copy
 
 from metrics.calibration import auroc, expected_calibration_error  # noqa: E402
-from optimize.eval.hotpotqa import smoke_qids  # noqa: E402
+from optimize.eval.hotpotqa import outside_smoke as _outside_smoke  # noqa: E402
 from optimize.eval.records import Record, RecordLog  # noqa: E402
 from optimize.eval.stats import paired_delta_ci, percentile  # noqa: E402
 from optimize.judges.acceptance_fit import draft_label, fit_acceptance, rows  # noqa: E402
@@ -94,11 +94,8 @@ def _counts(nets: list[float]) -> dict:
 
 def outside_smoke(folder: Path) -> list[Record]:
     """The run's records; a HotpotQA run's without its smoke questions, the quick job's report split."""
-    records = RecordLog(folder / "results.jsonl").read()
-    if json.loads((folder / "config.json").read_text(encoding="utf-8")).get("dataset") != "hotpotqa":
-        return records
-    smoke = smoke_qids(Settings())
-    return [r for r in records if r.qid not in smoke]
+    dataset = json.loads((folder / "config.json").read_text(encoding="utf-8")).get("dataset")
+    return _outside_smoke(RecordLog(folder / "results.jsonl").read(), dataset, Settings())
 
 
 def paired(records: list[Record]) -> dict[str, list[Record]]:

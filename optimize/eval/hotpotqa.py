@@ -71,6 +71,14 @@ def smoke_qids(settings: Settings) -> set[str]:
     return {example.qid for example in load_hotpotqa(settings, "smoke")}
 
 
+def outside_smoke(records: list, dataset: str, settings: Settings) -> list:
+    """The eval records of a run on `dataset`; on HotpotQA, without the smoke questions."""
+    if dataset != "hotpotqa":
+        return records
+    smoke = smoke_qids(settings)
+    return [r for r in records if r.qid not in smoke]
+
+
 def _dev(settings: Settings, split: str) -> list[dspy.Example]:
     splits = _checked(_Splits, read_json(data_file(settings, SPLITS), DatasetFileError), data_file(settings, SPLITS))
     types = {r.id: r.type for r in _records(settings, DEV_OFFICIAL)}

@@ -24,7 +24,7 @@ import numpy as np
 from optimize.eval.records import Record
 from optimize.eval.stats import paired_delta_ci
 from optimize.job.keep_rule import Verdict
-from optimize.judges.acceptance_fit import draft_label
+from optimize.judges.acceptance_fit import labelled
 from optimize.judges.prior_fit import HeldOut, features, held_out, probabilities, refit, row_losses
 from optimize.judges.release_replay import given_at, released
 from optimize.judges.risk_control import acceptance_threshold
@@ -97,7 +97,7 @@ def release_threshold(p_right: list[float], rights: list[bool], max_wrong_rate: 
 
 def acceptance_rows(records: list[Record]) -> tuple[list[Record], list[dict[str, float]], list[bool]]:
     """The records whose final draft was measured and labelled, their checks and their labels."""
-    kept = [(r, label) for r in records if (label := draft_label(r)) is not None]
+    kept = labelled(records)
     return [r for r, _ in kept], [r.result.trace.draft_checks for r, _ in kept], [label for _, label in kept]
 
 

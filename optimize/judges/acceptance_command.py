@@ -18,7 +18,7 @@ import argparse
 from metrics.calibration import auroc
 from optimize.eval.command import run_folder
 from optimize.eval.evaluate import RESULTS
-from optimize.eval.hotpotqa import smoke_qids
+from optimize.eval.hotpotqa import outside_smoke
 from optimize.eval.records import RecordLog
 from optimize.eval.run_config import EvalConfig
 from optimize.durable import write_atomic
@@ -56,10 +56,7 @@ def fit_acceptance_command(args: argparse.Namespace) -> int:
 def _fitted_records(settings, folder, system: str) -> list:
     """The run's records of `system`; a HotpotQA run's without its smoke questions, the quick job's report split."""
     records = [r for r in RecordLog(folder / RESULTS).read() if r.system == system]
-    if EvalConfig.model_validate_json((folder / "config.json").read_bytes()).dataset != "hotpotqa":
-        return records
-    smoke = smoke_qids(settings)
-    return [r for r in records if r.qid not in smoke]
+    return outside_smoke(records, EvalConfig.model_validate_json((folder / "config.json").read_bytes()).dataset, settings)
 
 
 def _report(found, model) -> str:

@@ -30,8 +30,12 @@ class FitError(ValueError):
 
 def rows(records: list[Record]) -> list[tuple[dict[str, float], bool]]:
     """(draft checks, right) of each record whose final draft was measured and labelled."""
-    labelled = [(r, draft_label(r)) for r in records]
-    return [(r.result.trace.draft_checks, label) for r, label in labelled if label is not None]
+    return [(r.result.trace.draft_checks, label) for r, label in labelled(records)]
+
+
+def labelled(records: list[Record]) -> list[tuple[Record, bool]]:
+    """Each record whose final draft was measured and labelled, with its label."""
+    return [(r, label) for r in records if (label := draft_label(r)) is not None]
 
 
 def draft_label(record: Record) -> bool | None:
