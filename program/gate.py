@@ -80,6 +80,7 @@ class Progress:
     tried_docs: frozenset[str] = frozenset()  # queries already run on the collection
     searched_web: frozenset[str] = frozenset()  # queries already sent to the web
     web_sourced_gaps: frozenset[str] = frozenset()  # the verdict's gaps using a term only web passages hold
+    sufficiency: float | None = None  # P(the evidence holds the answer), when `read_sufficiency` asks for it
 
 
 @dataclass(frozen=True)
@@ -127,6 +128,8 @@ def _next(s: Signals, p: Progress, b: Budget, t: Thresholds) -> Decision:
         return breadth
     if s.best < t.off_topic_similarity and not p.searched_web:
         return _off_topic(s, p, b, t)
+    if (learned := _read_or_expand(s, p, b, t)) is not None:
+        return learned
     if verdict is None and _clear_hit(s, p, t):
         if p.draft_current and p.draft_unknown and b.judge_calls > 0 and b.iterations > 0:
             return Decision("judge", "unknown_over_clear_hit", f"the reader found no answer, but every sub-query, "
@@ -151,6 +154,18 @@ def _next(s: Signals, p: Progress, b: Budget, t: Thresholds) -> Decision:
         return _finish("gaps_left", f"the judge's gaps ({_names(verdict.gaps)}) remain and no budget can close them",
                        p, t, ended="budget_exhausted")
     return _finish("best_effort", "nothing left worth a round: answering from the evidence", p, t)
+
+
+def _read_or_expand(s: Signals, p: Progress, b: Budget, t: Thresholds) -> Decision | None:
+    """The learned read-or-expand, when `read_sufficiency` is set and nothing is drafted yet: the reader
+    drafts once P(the evidence holds the answer) reaches it, whatever gaps the rules see; below it, a
+    round is spent on the expansion the rules pick, while one is left. None leaves it to the rules."""
+    if t.read_sufficiency is None or p.sufficiency is None or p.verdict is not None or p.draft_current:
+        return None
+    if p.sufficiency >= t.read_sufficiency:
+        return _finish("likely_sufficient", f"P(the evidence holds the answer) {p.sufficiency:.2f} reaches "
+                       f"{t.read_sufficiency:.2f}: the reader drafts", p, t)
+    return _expand(s, p, b, t) if b.iterations > 0 else None
 
 
 def _breadth(s: Signals, p: Progress, b: Budget, t: Thresholds) -> Decision | None:

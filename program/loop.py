@@ -16,6 +16,7 @@ live in `program.assembly.served`.
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Callable
 
 import dspy
@@ -40,6 +41,7 @@ from program.decomposition import named_entities, rule_based_plan
 from program.evidence import format_evidence
 from program.gate import (
     Decision,
+    Progress,
     Verdict,
     accepts,
     adaptive_cut,
@@ -181,7 +183,10 @@ class GatedRAG(dspy.Module):
     def _decide(self, run: RunState) -> tuple[Decision, Signals]:
         """The gate's next decision on what retrieval measured, its budgets spent as it says."""
         signals = self._measure(run)
-        decision = decide(signals, run.progress(), self._budget(run), run.thresholds)
+        progress = run.progress()
+        if run.thresholds.read_sufficiency is not None:  # the learned read-or-expand weighs it
+            progress = replace(progress, sufficiency=self._sufficient(run, signals, progress))
+        decision = decide(signals, progress, self._budget(run), run.thresholds)
         run.resources = spend(run.resources, decision.action)
         run.ended = decision.ended
         return decision, signals
@@ -213,8 +218,12 @@ class GatedRAG(dspy.Module):
     def _draft_checks(self, run: RunState) -> dict[str, float]:
         signals = run.current_signals() or self._measure(run)
         progress = run.progress()
-        sufficient = self.sufficiency.probability(sufficiency_features(signals, run.thresholds, progress.expansions))
-        return draft_checks(progress, run.short_answer, sufficient, run.verdict_score(), run.draft_logprob)
+        return draft_checks(progress, run.short_answer, self._sufficient(run, signals, progress), run.verdict_score(),
+                            run.draft_logprob)
+
+    def _sufficient(self, run: RunState, signals: Signals, progress: Progress) -> float:
+        """The sufficiency model's P(the evidence holds the answer) on the evidence as it stands."""
+        return self.sufficiency.probability(sufficiency_features(signals, run.thresholds, progress.expansions))
 
     def _release(self, run: RunState, step) -> None:
         """P(right) from the draft's checks, by the program's acceptance model, and the gate's release

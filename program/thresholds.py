@@ -71,6 +71,10 @@ class Thresholds(BaseModel):
                                                  "are features, and the acceptance model's P(right) decides")
     wrong_answer_cost: float = Field(1.0, gt=0.0, le=100.0, description="with the learned release, what a wrong "
                                      "answer costs against a right one's 1: answer when P(right) > cost / (1 + cost)")
+    read_sufficiency: float | None = Field(None, ge=0.0, le=1.0, description="the learned read-or-expand: the reader "
+                                           "drafts once the sufficiency model's P(the evidence holds the answer) "
+                                           "reaches this, and below it the gate expands while a round is left; "
+                                           "None: the rules decide when the evidence is read")
     web_gap_similarity: float = Field(0.55, ge=-1.0, le=1.0, description="a sub-query the collection has no page "
                                       "for goes to the web only when the question's best hit is under this")
     # budgets

@@ -31,6 +31,7 @@ from program.thresholds import Thresholds
 STUDY = "thresholds"
 JOURNAL = "trials.journal"  # the study, in the run folder's thresholds/
 DEEPEST_CUT = 16  # the most candidates a trial retrieves a query for
+READ_SUFFICIENCY = (None, 0.3, 0.5, 0.7, 0.9)
 LINK_WEIGHTS = ("link_path_weight", "link_title_weight", "link_description_weight", "link_in_degree_weight",
                 "link_depth_weight")
 
@@ -55,7 +56,7 @@ Evaluate = Callable[[Thresholds], tuple[float, float] | Scored]
 
 
 def space(trial: optuna.Trial, kind: str) -> dict:
-    """The knobs a trial sets. `quick`: the gate's answer-now thresholds and the web budget.
+    """The knobs a trial sets. `quick`: the gate's answer-now thresholds, its read-or-expand and the web budget.
     `full`: every number the gate, the retrieval cut and the evidence shown read. Planning stays
     as it is: an LM-planned query has no recording to replay. `links`: the link score's weights
     alone, which only a traversal from a seed URL reads (`optimize.links`)."""
@@ -64,7 +65,9 @@ def space(trial: optuna.Trial, kind: str) -> dict:
     knobs = {"cliff_to_answer": trial.suggest_float("cliff_to_answer", 0.0, 0.35, step=0.05),
              "coverage_similarity": trial.suggest_float("coverage_similarity", 0.3, 0.65, step=0.05),
              "answer_confidence": trial.suggest_float("answer_confidence", 0.5, 0.95, step=0.05),
-             "max_web_searches": trial.suggest_int("max_web_searches", 0, 2)}
+             "max_web_searches": trial.suggest_int("max_web_searches", 0, 2),
+             # the learned read-or-expand: None leaves reading to the rules (`program.gate`)
+             "read_sufficiency": trial.suggest_categorical("read_sufficiency", READ_SUFFICIENCY)}
     if kind == "full":
         knobs |= {"top_k": trial.suggest_int("top_k", 2, 6), "candidates_k": trial.suggest_int("candidates_k", 6, DEEPEST_CUT, step=2),
                   "cut_cliff": trial.suggest_float("cut_cliff", 0.0, 0.35, step=0.05),

@@ -496,3 +496,34 @@ def test_breadth_budgets_count_rounds_and_pages_only_with_a_seed():
     (0.0, True, True, "medium"), (1.0, False, True, "none")])
 def test_retrieval_is_graded_by_the_share_of_queries_covered_and_a_cited_web_page_lifts_it(covered, evidence, web, grade):
     assert grade_retrieval(covered, evidence, web) == grade
+
+
+# --- the learned read-or-expand: P(the evidence holds the answer) against `read_sufficiency` ---
+
+LEARNED_READ = T.model_copy(update={"read_sufficiency": 0.6})
+GAP = dict(uncovered=("q r",), pageless_gaps=("q r",), strong_neighbours=2)  # the rules read the neighbours
+
+
+@pytest.mark.parametrize("p_sufficient", [0.6, 0.9])
+def test_at_or_over_read_sufficiency_the_reader_drafts_whatever_gap_the_rules_see(p_sufficient):
+    d = decide(signals(**GAP), Progress(sufficiency=p_sufficient), FULL, LEARNED_READ)
+    assert (d.action, d.rule) == ("draft", "likely_sufficient") and f"{p_sufficient:.2f} reaches 0.60" in d.reason
+
+
+def test_under_read_sufficiency_a_round_goes_to_the_expansion_the_rules_pick():
+    d = decide(signals(**GAP), Progress(sufficiency=0.59), FULL, LEARNED_READ)
+    assert (d.action, d.rule) == ("expand_locality", "strong_hit_neighbours")
+
+
+def test_under_read_sufficiency_with_no_round_left_the_rules_decide():
+    spent = replace(FULL, iterations=0)
+    assert decide(signals(**GAP), Progress(sufficiency=0.1), spent, LEARNED_READ) == decide(signals(**GAP), Progress(), spent, T)
+
+
+def test_without_read_sufficiency_the_rules_decide_whatever_the_model_says():
+    assert decide(signals(**GAP), Progress(sufficiency=0.99), FULL, T).rule == "strong_hit_neighbours"
+
+
+def test_a_current_draft_is_the_rules_to_answer_or_refuse():
+    drafted = Progress(has_draft=True, draft_current=True, sufficiency=0.99)
+    assert decide(signals(), drafted, FULL, LEARNED_READ) == decide(signals(), drafted, FULL, T)

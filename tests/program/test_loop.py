@@ -728,3 +728,11 @@ def test_a_saved_program_carries_its_acceptance_model(tmp_path):
     again = GatedRAG(FakeSearch(FLAT))
     again.load(tmp_path / "program.json")
     assert again.acceptance == BY_SUPPORT
+
+
+def test_with_read_sufficiency_the_gate_weighs_the_sufficiency_model_s_p_on_each_round():
+    reads = run(scripted_lm(draft("Shirley Temple", "Shirley Temple [1].")), thresholds=Thresholds(read_sufficiency=0.0))
+    first = reads.trace.steps[2]
+    assert (first.action, first.rule) == ("draft", "likely_sufficient") and "P(the evidence holds the answer)" in first.reason
+    never = run(scripted_lm(draft("Shirley Temple", "Shirley Temple [1].")), thresholds=Thresholds(read_sufficiency=1.0))
+    assert "likely_sufficient" not in rules(never)

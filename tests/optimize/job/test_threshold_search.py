@@ -5,6 +5,7 @@ import pytest
 
 from optimize.job.config import load_config
 from optimize.job.threshold_search import (
+    READ_SUFFICIENCY,
     Point,
     all_points,
     choose,
@@ -72,6 +73,13 @@ def test_the_full_space_moves_every_number_the_gate_reads_but_planning():
             "candidates_k"} <= set(knobs)
     assert "decompose_mode" not in knobs  # an LM-planned query has no recording to replay
     assert Thresholds().model_copy(update=knobs) == Thresholds()  # the defaults lie on the grid
+
+
+def test_the_quick_space_tries_the_learned_read_or_expand_and_starts_from_the_rules_reading():
+    knobs = space(optuna.trial.FixedTrial(Thresholds().model_dump()), "quick")
+    assert knobs["read_sufficiency"] is None  # the current thresholds: the rules decide when to read
+    study = optuna.create_study(sampler=optuna.samplers.RandomSampler(seed=3))
+    assert {space(study.ask(), "quick")["read_sufficiency"] for _ in range(40)} == set(READ_SUFFICIENCY)
 
 
 def test_a_searched_point_is_saved_on_the_grid_not_as_a_float_sum():
