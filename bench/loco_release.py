@@ -34,7 +34,7 @@ from optimize.eval.hotpotqa import outside_smoke as _outside_smoke  # noqa: E402
 from optimize.eval.records import Record, RecordLog  # noqa: E402
 from optimize.eval.stats import paired_delta_ci, percentile  # noqa: E402
 from optimize.judges.acceptance_fit import draft_label, fit_acceptance, rows  # noqa: E402
-from optimize.judges.release_replay import given_at, gives, released  # noqa: E402
+from optimize.judges.release_replay import given_at, gives, p_right, released  # noqa: E402
 from program.judges.acceptance import AcceptanceModel  # noqa: E402
 from program.base.settings import Settings  # noqa: E402
 from program.thresholds import Thresholds  # noqa: E402
@@ -72,7 +72,7 @@ def any_threshold(test: dict[str, list[Record]], model: AcceptanceModel, t: Thre
     the rule gate's net right). It tells a ranking that cannot meet them from a threshold that did not
     transfer from the other corpora."""
     learned = test["learned"]
-    scored = [model.probability(r.result.trace.draft_checks) if draft_label(r) is not None else None for r in learned]
+    scored = [p_right(r, model) for r in learned]
 
     def meets(threshold: float) -> bool:
         counts = _counts([released(r, given_at(r, p, t, threshold)) for r, p in zip(learned, scored)])

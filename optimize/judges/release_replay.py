@@ -18,8 +18,12 @@ from program.thresholds import Thresholds
 
 def gives(record: Record, model: AcceptanceModel, t: Thresholds) -> bool:
     """Whether the learned release with `model` gives the record's final draft."""
-    p = model.probability(record.result.trace.draft_checks) if draft_label(record) is not None else None
-    return given_at(record, p, t, model.threshold)
+    return given_at(record, p_right(record, model), t, model.threshold)
+
+
+def p_right(record: Record, model: AcceptanceModel) -> float | None:
+    """`model`'s P(right) for the record's final draft; None when it has no labelled draft."""
+    return model.probability(record.result.trace.draft_checks) if draft_label(record) is not None else None
 
 
 def given_at(record: Record, p_right: float | None, t: Thresholds, threshold: float | None) -> bool:
